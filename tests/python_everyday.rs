@@ -5554,3 +5554,146 @@ print(Mode('train') is Mode.TRAIN, Mode.TRAIN in Mode, len(Mode), [m.value for m
         ]
     );
 }
+
+/// Python's `operator` (`itemgetter` as a sort key, `attrgetter`,
+/// `methodcaller`, the operators as functions), `bisect` and `heapq` (a
+/// heap's items where CPython's heapq leaves them; `nlargest` with ties in
+/// order), as programs use them.
+#[test]
+fn operator_bisect_and_heapq_as_python() {
+    let out = python_printed(
+        "sorting_helpers",
+        r#"import operator
+from operator import itemgetter, attrgetter, methodcaller
+import functools
+import bisect
+import heapq
+import random
+counts = {'the': 5, 'a': 7, 'cat': 2, 'sat': 2}
+print(sorted(counts.items(), key=itemgetter(1), reverse=True), itemgetter(1, 0)(('x', 'y')), itemgetter(1))
+print(functools.reduce(operator.mul, [2, 3, 4]), operator.add(1, 2), operator.neg(3), operator.abs(-2), operator.getitem([5, 6], 1), operator.contains('abc', 'b'))
+class P:
+    def __init__(self, n): self.n = n; self.inner = self
+print(attrgetter('n')(P(3)), attrgetter('inner.n', 'n')(P(4)), methodcaller('strip', '-')('--a--'), methodcaller('split')('a b'))
+print(list(map(operator.itemgetter(0), [(1, 2), (3, 4)])), sorted([P(2), P(1)], key=attrgetter('n'))[0].n)
+a = [1, 2, 4, 4, 8]
+print(bisect.bisect_left(a, 4), bisect.bisect_right(a, 4), bisect.bisect(a, 0), bisect.bisect_left(a, 9, 1, 3))
+bisect.insort(a, 5); bisect.insort_left(a, 4); print(a)
+h = []
+for x in [5, 1, 8, 3, 9, 2, 7]:
+    heapq.heappush(h, x)
+print(h, heapq.heappop(h), h, heapq.heappushpop(h, 0), heapq.heapreplace(h, 6), h)
+xs = [9, 4, 7, 1, 8, 2]
+heapq.heapify(xs); print(xs)
+beams = [(-1.5, 'a'), (-0.3, 'b'), (-2.0, 'c'), (-0.3, 'd')]
+print(heapq.nlargest(2, beams), heapq.nsmallest(3, [5, 1, 4, 1], key=lambda v: -v), heapq.nlargest(2, counts, key=counts.get))
+q = []
+heapq.heappush(q, (2, 'two')); heapq.heappush(q, (1, 'one')); heapq.heappush(q, (3, 'three'))
+print([heapq.heappop(q)[1] for _ in range(3)])
+try:
+    heapq.heappop([])
+except IndexError as e:
+    print('IndexError', e)
+"#,
+    );
+    // As Python 3.11 printed them.
+    assert_eq!(
+        out,
+        [
+            "[('a', 7), ('the', 5), ('cat', 2), ('sat', 2)] ('y', 'x') operator.itemgetter(1)",
+            "24 3 -3 2 6 True",
+            "3 (4, 4) a ['a', 'b']",
+            "[1, 3] 1",
+            "2 4 0 3",
+            "[1, 2, 4, 4, 4, 5, 8]",
+            "[3, 5, 7, 6, 9, 8] 1 [3, 5, 7, 6, 9, 8] 0 2 [3, 5, 7, 6, 9, 8]",
+            "[1, 4, 2, 9, 8, 7]",
+            "[(-0.3, 'd'), (-0.3, 'b')] [5, 4, 1] ['a', 'the']",
+            "['one', 'two', 'three']",
+            "IndexError index out of range",
+        ]
+    );
+}
+
+/// `random.choices` drawn as CPython's (weights, cumulative weights),
+/// `str.maketrans` and `s.translate` (stripping punctuation), an
+/// exception's `args`, a list's `list index out of range`, and a list's
+/// slice assignment (`xs[a:b] = ys`, extended slices of one length).
+#[test]
+fn choices_translate_args_and_slice_assignment_as_python() {
+    let out = python_printed(
+        "choices",
+        r#"import random
+import string
+random.seed(3)
+print(random.choices(['a', 'b', 'c'], k=5), random.choices(range(10), weights=[1]*9 + [20], k=4), random.choices('xy', cum_weights=[1, 3], k=3), random.choices([7]))
+table = str.maketrans('', '', string.punctuation)
+print("Hello, world! It's".translate(table), 'abc'.translate(str.maketrans('ab', 'xy')), 'abc'.translate(str.maketrans({'a': 'AA', 'b': None})), str.maketrans('ab', 'xy'))
+try:
+    raise ValueError('bad', 3)
+except ValueError as e:
+    print(e.args, e, repr(e))
+xs = [1, 2, 3, 4, 5]
+xs[1:3] = [9, 9, 9]
+print(xs)
+xs[::2] = [0, 0, 0]
+print(xs)
+del xs[0]
+del xs[1:3]
+print(xs)
+xs[:] = []
+print(xs)
+try:
+    raise ValueError('bad', 3)
+except Exception as e:
+    print(type(e).__name__, e.args)
+try:
+    raise KeyError('k')
+except KeyError as e:
+    print(e.args, str(e), repr(e))
+try:
+    raise RuntimeError
+except RuntimeError as e:
+    print(e.args, repr(e))
+try:
+    [][1]
+except IndexError as e:
+    print(e.args)
+xs = [1, 2, 3, 4]
+xs[3:1] = [7]
+print(xs)
+xs[-2:] = 'ab'
+print(xs)
+xs[10:] = (5, 6)
+print(xs)
+xs[::-2] = [0, 0, 0, 0]
+print(xs)
+try:
+    xs[::2] = [1]
+except ValueError as e:
+    print('ValueError:', e)
+"#,
+    );
+    // As Python 3.11 printed them.
+    assert_eq!(
+        out,
+        [
+            "['a', 'b', 'b', 'b', 'b'] [1, 0, 9, 7] ['x', 'y', 'y'] [7]",
+            "Hello world Its xyc AAc {97: 120, 98: 121}",
+            "('bad', 3) ('bad', 3) ValueError('bad', 3)",
+            "[1, 9, 9, 9, 4, 5]",
+            "[0, 9, 0, 9, 0, 5]",
+            "[9, 0, 5]",
+            "[]",
+            "ValueError ('bad', 3)",
+            "('k',) 'k' KeyError('k')",
+            "() RuntimeError()",
+            "('list index out of range',)",
+            "[1, 2, 3, 7, 4]",
+            "[1, 2, 3, 'a', 'b']",
+            "[1, 2, 3, 'a', 'b', 5, 6]",
+            "[0, 2, 0, 'a', 0, 5, 0]",
+            "ValueError: attempt to assign sequence of size 1 to extended slice of size 4",
+        ]
+    );
+}

@@ -251,6 +251,18 @@ impl Interp {
     ) -> Result<Diagnostic, Diagnostic> {
         let (class, message) = match v {
             Value::ExcClass(c) => (c.name, String::new()),
+            // `raise ValueError("bad", 3)`: the exception itself goes with
+            // the error, so `except ... as e` has its `args`.
+            Value::Exception(ref x) if !matches!(x.args.as_slice(), [Value::Str(s)] if **s == x.message) =>
+            {
+                return Ok(Error::Raised {
+                    class: x.class.name,
+                    name: x.class.name.to_string(),
+                    message: x.message.clone(),
+                    instance: crate::error::Instance(Arc::new(v.clone())),
+                }
+                .at(span));
+            }
             Value::Exception(x) => (x.class.name, x.message.clone()),
             // `raise TrainingError` (the class: an instance made with no
             // arguments) or `raise TrainingError("...")`.
@@ -289,15 +301,26 @@ impl Interp {
         class: &'static ExceptionClass,
         args: Vec<super::args::ArgVal>,
     ) -> Result<Value, Diagnostic> {
-        let message = match args.first() {
+        let message = match args.as_slice() {
             // Python's `str(KeyError('k'))` is the key's repr: `'k'`.
-            Some(a) if class.name == "KeyError" => super::format::repr_of(&a.value),
-            Some(a) => self
+            [a] if class.name == "KeyError" => super::format::repr_of(&a.value),
+            [a] => self
                 .formatted(&a.value, None, "")
                 .map_err(|e| e.at(a.span))?,
-            None => String::new(),
+            [] => String::new(),
+            // `ValueError('bad', 3)`: the tuple, `('bad', 3)`.
+            many => {
+                let tuple = Value::List(Arc::new(many.iter().map(|a| a.value.clone()).collect()));
+                self.formatted(&tuple, None, "")
+                    .map_err(|e| e.at(many[0].span))?
+            }
         };
-        Ok(Value::Exception(Arc::new(PyException { class, message })))
+        let args = args.into_iter().map(|a| a.value).collect();
+        Ok(Value::Exception(Arc::new(PyException {
+            class,
+            message,
+            args,
+        })))
     }
 }
 
@@ -318,9 +341,15 @@ pub(super) fn exception_value(d: &Diagnostic) -> Value {
     }
     let name = d.error.class();
     let class = named(name).unwrap_or_else(|| named("Exception").expect("the table has Exception"));
+    let message = d.error.to_string();
+    let args = match message.is_empty() {
+        true => Vec::new(),
+        false => vec![Value::Str(Arc::new(message.clone()))],
+    };
     Value::Exception(Arc::new(PyException {
         class,
-        message: d.error.to_string(),
+        message,
+        args,
     }))
 }
 

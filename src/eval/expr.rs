@@ -592,7 +592,7 @@ impl Interp {
     }
 
     /// A slice's bounds as written (`a:b:c`, each left out or an int).
-    fn slice_bounds(
+    pub(super) fn slice_bounds(
         &mut self,
         parts: [&Option<Expr>; 3],
         d: usize,
@@ -1302,10 +1302,22 @@ enum ListAt {
 /// `span`: the indexing, where a bad slice step is reported.
 fn pick(list: &[Value], grows: bool, at: ListAt, span: Span) -> Result<Value, Diagnostic> {
     match at {
-        ListAt::One(i, span) => {
-            let j = list_index(i, list.len()).map_err(|e| e.at(span))?;
-            Ok(list[j].clone())
-        }
+        // Python's words: `list index out of range`.
+        ListAt::One(i, span) => match list_index(i, list.len()) {
+            Ok(j) => Ok(list[j].clone()),
+            Err(_) => Err(Error::Module {
+                class: "IndexError",
+                message: format!(
+                    "{} index out of range",
+                    if grows { "list" } else { "tuple" }
+                ),
+                help: Some(match list.len() {
+                    0 => "it is empty".into(),
+                    n => format!("it holds {n} items: index 0 to {}, or -1 to -{n}", n - 1),
+                }),
+            }
+            .at(span)),
+        },
         ListAt::Slice(a, b, c) => {
             let picked = python_slice(list.len(), a, b, c.unwrap_or(1))
                 .map_err(|e| e.at(span))?

@@ -110,7 +110,12 @@ pub fn repr_of(v: &Value) -> String {
             items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
         ),
         Value::Tensor(t) => show::tensor_text(t),
-        Value::Exception(x) => format!("{}({})", x.class.name, quote(&x.message)),
+        // `ValueError('x')`, `ValueError('bad', 3)`, `ValueError()`.
+        Value::Exception(x) => format!(
+            "{}({})",
+            x.class.name,
+            x.args.iter().map(repr_of).collect::<Vec<_>>().join(", ")
+        ),
         // `f"{x.dtype}"` is PyTorch's `torch.float32`.
         Value::DType(d) => d.get().pytorch_name().into(),
         Value::Object(o) if super::user_text::repr_of(o).is_some() => {

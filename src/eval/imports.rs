@@ -560,6 +560,12 @@ static NATIVES: &[Native] = &[
     Native { name: "str.count" },
     Native { name: "str.find" },
     Native { name: "str.zfill" },
+    Native {
+        name: "str.maketrans",
+    },
+    Native {
+        name: "str.translate",
+    },
     Native { name: "str.center" },
     Native { name: "str.ljust" },
     Native { name: "str.rjust" },
@@ -970,6 +976,9 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "random.choice",
+    },
+    Native {
+        name: "random.choices",
     },
     Native {
         name: "random.shuffle",
@@ -1826,6 +1835,10 @@ impl Interp {
                 pairs.push((self.key(&k, keys.span)?, value.clone()));
             }
             return Ok(Value::Dict(super::value::PyDict::new(pairs)));
+        }
+        if f.name == "str.maketrans" {
+            let values: Vec<Value> = args.into_iter().map(|a| a.value).collect();
+            return super::strings::maketrans(&values).map_err(|e| e.at(span));
         }
         // `str.upper` read from the class: the method of its first argument.
         if let Some(method) = f.name.strip_prefix("str.") {

@@ -153,6 +153,123 @@ pub fn with<R>(f: impl FnOnce(&mut Twister) -> R) -> R {
     })
 }
 
+/// The items of a sequence `name` picks from: a list's or a tuple's, a
+/// range's numbers, a string's characters.
+fn sequence(v: &Value, name: &str) -> Result<Vec<Value>, Error> {
+    Ok(match v {
+        Value::Range(r) => (0..r.len()).map(|k| Value::Int(r.at(k))).collect(),
+        Value::Str(t) => t
+            .chars()
+            .map(|c| Value::Str(Arc::new(c.to_string())))
+            .collect(),
+        v => v.items().map(|xs| xs.to_vec()).ok_or_else(|| {
+            Error::wrong_type(format!("what `{name}` takes"), "a list", v.type_name())
+        })?,
+    })
+}
+
+/// `random.choices(population, weights=None, *, cum_weights=None, k=1)`:
+/// `k` picks with replacement, drawn as CPython's: one `random()` each,
+/// scaled by the length (no weights) or by the total weight and found
+/// among the running totals by bisection.
+fn choices(args: &[ArgVal], span: Span) -> Result<Value, Diagnostic> {
+    let keyword = |n: &str| {
+        args.iter()
+            .find(|a| a.keyword.as_ref().is_some_and(|k| k.name == n))
+    };
+    let positional: Vec<&ArgVal> = args.iter().filter(|a| a.keyword.is_none()).collect();
+    let type_error = |message: &str, at: Span| {
+        Error::Module {
+            class: "TypeError",
+            message: message.into(),
+            help: None,
+        }
+        .at(at)
+    };
+    let (population, weights) = match positional.as_slice() {
+        [p] => (p, keyword("weights")),
+        [p, w] if keyword("weights").is_none() => (p, Some(*w)),
+        _ => {
+            return Err(type_error(
+                "choices() takes the population and its weights by position; k, cum_weights by keyword (k=...)",
+                span,
+            ))
+        }
+    };
+    let items = sequence(&population.value, "random.choices").map_err(|e| e.at(population.span))?;
+    let k = match keyword("k").map(|a| (&a.value, a.span)) {
+        None => 1,
+        Some((Value::Int(k), _)) => (*k).max(0) as usize,
+        Some((_, at)) => return Err(type_error("k must be an int", at)),
+    };
+    let numbers = |a: &ArgVal| -> Result<Vec<f64>, Diagnostic> {
+        let xs = sequence(&a.value, "random.choices").map_err(|e| e.at(a.span))?;
+        xs.iter()
+            .map(|x| {
+                x.as_number().ok_or_else(|| {
+                    Error::wrong_type("a weight", "a number", x.type_name()).at(a.span)
+                })
+            })
+            .collect()
+    };
+    let weights = weights.filter(|a| !matches!(a.value, Value::None));
+    let cum = keyword("cum_weights").filter(|a| !matches!(a.value, Value::None));
+    let cum: Vec<f64> = match (weights, cum) {
+        (None, None) => {
+            if items.is_empty() && k > 0 {
+                return Err(Error::Module {
+                    class: "IndexError",
+                    message: "list index out of range".into(),
+                    help: None,
+                }
+                .at(population.span));
+            }
+            let n = items.len() as f64;
+            let picks = with(|t| {
+                (0..k)
+                    .map(|_| items[(t.random() * n).floor() as usize].clone())
+                    .collect()
+            });
+            return Ok(Value::list(picks));
+        }
+        (Some(_), Some(c)) => {
+            return Err(type_error(
+                "Cannot specify both weights and cumulative weights",
+                c.span,
+            ))
+        }
+        (Some(w), None) => numbers(w)?
+            .into_iter()
+            .scan(0.0, |total, x| {
+                *total += x;
+                Some(*total)
+            })
+            .collect(),
+        (None, Some(c)) => numbers(c)?,
+    };
+    if cum.len() != items.len() {
+        return Err(Error::value("The number of weights does not match the population").at(span));
+    }
+    let total = cum.last().copied().unwrap_or(0.0);
+    if total <= 0.0 {
+        return Err(Error::value("Total of weights must be greater than zero").at(span));
+    }
+    if !total.is_finite() {
+        return Err(Error::value("Total of weights must be finite").at(span));
+    }
+    // Python's `bisect(cum_weights, random() * total, 0, n - 1)`.
+    let hi = items.len() - 1;
+    let picks = with(|t| {
+        (0..k)
+            .map(|_| {
+                let x = t.random() * total;
+                items[cum[..hi].partition_point(|&c| c <= x)].clone()
+            })
+            .collect()
+    });
+    Ok(Value::list(picks))
+}
+
 impl Interp {
     /// `random.random()`, `random.randint(a, b)` and the rest of Python's
     /// `random` (`pyrandom.rs` draws as CPython does).
@@ -231,23 +348,14 @@ impl Interp {
                 }
                 Value::Int(with(|t| t.getrandbits(k as u32)) as i64)
             }
+            "random.choices" => return choices(&args, span),
             "random.choice" | "random.sample" | "random.shuffle" => {
                 let a = args
                     .first()
                     .ok_or_else(|| Error::value(format!("`{name}` needs a sequence")).at(span))?;
                 let items = match &a.value {
-                    Value::Range(r) if name != "random.shuffle" => {
-                        (0..r.len()).map(|k| Value::Int(r.at(k))).collect()
-                    }
-                    // A string is a sequence of its characters.
-                    Value::Str(t) if name != "random.shuffle" => t
-                        .chars()
-                        .map(|c| Value::Str(Arc::new(c.to_string())))
-                        .collect(),
-                    v => v.items().map(|xs| xs.to_vec()).ok_or_else(|| {
-                        Error::wrong_type(format!("what `{name}` takes"), "a list", v.type_name())
-                            .at(a.span)
-                    })?,
+                    Value::Str(_) | Value::Range(_) if name == "random.shuffle" => Vec::new(),
+                    v => sequence(v, name).map_err(|e| e.at(a.span))?,
                 };
                 match name {
                     "random.choice" => {

@@ -565,6 +565,18 @@ impl Interp {
             return Ok(());
         }
         if let Value::MutList(list) = &target {
+            // `xs[a:b] = ys`: the part replaced by the items of `ys`.
+            if let [IndexItem::Slice {
+                start, stop, step, ..
+            }] = items
+            {
+                let bounds = self.slice_bounds([start, stop, step], 0)?;
+                let v = value.value(self)?;
+                let new = self.items_of(v, span)?;
+                let mut list = crate::runtime::lock::lock(list);
+                let xs = Arc::make_mut(&mut list);
+                return assign_slice(xs, bounds, new).map_err(|e| e.at(span));
+            }
             // `xs[i] = v`: Python's list item assignment.
             let [IndexItem::At(k)] = items else {
                 return Err(Error::value(
@@ -1032,4 +1044,39 @@ fn spread_rest(targets: &[Target], mut items: Vec<Value>) -> Result<Vec<Value>, 
             incomplete: false,
         }),
     }
+}
+
+/// `xs[a:b:c] = new`, as Python's list: a simple slice (no step, or 1)
+/// replaced by the new items, however many (an empty slice at `a` takes
+/// them there); an extended slice given one new item for each it picks.
+fn assign_slice(
+    xs: &mut Vec<Value>,
+    (a, b, c): (Option<i64>, Option<i64>, Option<i64>),
+    new: Vec<Value>,
+) -> Result<(), Error> {
+    let n = xs.len() as i64;
+    let step = c.unwrap_or(1);
+    if step == 1 {
+        let clamp = |i: Option<i64>, default: i64| match i {
+            None => default,
+            Some(i) if i < 0 => (i + n).max(0),
+            Some(i) => i.min(n),
+        };
+        let lo = clamp(a, 0) as usize;
+        let hi = (clamp(b, n) as usize).max(lo);
+        xs.splice(lo..hi, new);
+        return Ok(());
+    }
+    let picked = super::expr::python_slice(xs.len(), a, b, step)?;
+    if picked.len() != new.len() {
+        return Err(Error::value(format!(
+            "attempt to assign sequence of size {} to extended slice of size {}",
+            new.len(),
+            picked.len()
+        )));
+    }
+    for (k, v) in picked.into_iter().zip(new) {
+        xs[k] = v;
+    }
+    Ok(())
 }

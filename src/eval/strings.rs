@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use super::format;
+use super::value::Key;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::FPart;
@@ -176,7 +177,110 @@ pub(super) const STR_METHODS: &[&str] = &[
     "rfind",
     "partition",
     "rpartition",
+    "translate",
 ];
+
+/// `str.maketrans(x, y=None, z=None)`: a translation table for
+/// `s.translate` (code points to code points, strings or None), from a
+/// dict of characters, or two strings of one length (and the characters
+/// of a third, deleted).
+pub(super) fn maketrans(args: &[Value]) -> Result<Value, Error> {
+    let code = |c: char| Key::Int(c as i64);
+    let type_error = |message: &str| Error::Module {
+        class: "TypeError",
+        message: message.into(),
+        help: None,
+    };
+    let mut table: Vec<(Key, Value)> = Vec::new();
+    match args {
+        [Value::Dict(d)] => {
+            for (k, v) in d.items().iter() {
+                let key = match k {
+                    Key::Int(_) => k.clone(),
+                    Key::Str(s) if s.chars().count() == 1 => code(s.chars().next().unwrap_or('\0')),
+                    Key::Str(_) => {
+                        return Err(Error::value(
+                            "string keys in translate table must be of length 1",
+                        ))
+                    }
+                    _ => {
+                        return Err(type_error(
+                            "keys in translate table must be strings or integers",
+                        ))
+                    }
+                };
+                let value = match v {
+                    Value::Str(s) if s.chars().count() == 1 => {
+                        Value::Int(s.chars().next().unwrap_or('\0') as i64)
+                    }
+                    other => other.clone(),
+                };
+                table.push((key, value));
+            }
+        }
+        [_] => {
+            return Err(type_error(
+                "if you give only one argument to maketrans it must be a dict",
+            ))
+        }
+        [Value::Str(x), Value::Str(y), rest @ ..] if rest.len() <= 1 => {
+            if x.chars().count() != y.chars().count() {
+                return Err(Error::value(
+                    "the first two maketrans arguments must have equal length",
+                ));
+            }
+            for (a, b) in x.chars().zip(y.chars()) {
+                table.push((code(a), Value::Int(b as i64)));
+            }
+            match rest {
+                [Value::Str(z)] => table.extend(z.chars().map(|c| (code(c), Value::None))),
+                [] => {}
+                _ => return Err(type_error("maketrans() argument 3 must be str")),
+            }
+        }
+        _ => {
+            return Err(type_error(
+                "maketrans() takes a dict, or two or three strings",
+            ))
+        }
+    }
+    Ok(Value::Dict(super::value::PyDict::new(table)))
+}
+
+/// `s.translate(table)`: each character looked up by its code point: a
+/// code point or a string put in its place, None deleting it, a missing
+/// one kept.
+fn translate(s: &str, table: &Value) -> Result<String, Error> {
+    let Value::Dict(table) = table else {
+        return Err(Error::wrong_type(
+            "the table of `str.translate`",
+            "a dict (`str.maketrans(...)`)",
+            table.type_name(),
+        ));
+    };
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match table.get(&Key::Int(c as i64)) {
+            None => out.push(c),
+            Some(Value::None) => {}
+            Some(Value::Str(t)) => out.push_str(&t),
+            Some(Value::Int(i)) => out.push(
+                u32::try_from(i)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .ok_or_else(|| Error::value("character mapping must be in range(0x110000)"))?,
+            ),
+            Some(_) => {
+                return Err(Error::Module {
+                    class: "TypeError",
+                    message: "character mapping must return integer, None or str".into(),
+                    help: None,
+                })
+            }
+        }
+    }
+    Ok(out)
+}
 
 /// Python's `str.split` (`rsplit` from the right): on `sep`, or on runs
 /// of whitespace (none at the ends kept) without one; at most `max` cuts.
@@ -519,6 +623,10 @@ impl Interp {
                 let f = |n: usize| std::iter::repeat_n(fill, n).collect::<String>();
                 text(format!("{}{s}{}", f(left), f(right)))
             }
+            "translate" => match args.first() {
+                Some(a) => text(translate(s, &a.value)?),
+                None => Err(Error::value("`str.translate` needs a table")),
+            },
             "zfill" => {
                 let width = match args.first().map(|a| &a.value) {
                     Some(Value::Int(n)) => (*n).max(0) as usize,

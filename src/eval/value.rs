@@ -264,7 +264,10 @@ pub struct ExceptionClass {
 #[derive(Debug)]
 pub struct PyException {
     pub class: &'static ExceptionClass,
+    /// `str(e)`: its one argument's text, or its arguments' tuple.
     pub message: String,
+    /// `e.args`: what it was made with (a raised error's, its message).
+    pub args: Vec<Value>,
 }
 
 /// A module a program can import (`eval::imports`): its dotted path.

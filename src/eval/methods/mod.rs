@@ -837,6 +837,10 @@ impl Interp {
         if let Some(f) = native_member(recv, name) {
             return Ok(f);
         }
+        // `e.args`: what an exception was made with.
+        if let (Value::Exception(x), "args") = (recv, name) {
+            return Ok(Value::List(Arc::new(x.args.clone())));
+        }
         // `type(x).__name__`, `int.__name__`.
         match (recv, name) {
             (Value::Builtin(doc), "__name__") => {
