@@ -5697,3 +5697,20 @@ except ValueError as e:
         ]
     );
 }
+
+/// A module's `__dict__`: its variables, as the imagenet example lists
+/// torchvision's model builders (`models.__dict__[name]`).
+#[test]
+fn a_modules_dict_holds_its_variables() {
+    let out = python_printed(
+        "module_dict",
+        "import torchvision.models as models\n\
+         names = sorted(n for n in models.__dict__ if n.startswith('resnet') and callable(models.__dict__[n]))\n\
+         print(names, models.__dict__['resnet18'] is models.resnet18)\n",
+    );
+    // torchvision's resnet builders.
+    assert_eq!(
+        out,
+        ["['resnet101', 'resnet152', 'resnet18', 'resnet34', 'resnet50'] True"]
+    );
+}

@@ -401,14 +401,23 @@ impl Interp {
         span: Span,
     ) -> Result<Value, Diagnostic> {
         let local = self.local_table(m.table, span)?;
-        let found = match self.vars.number() == local {
-            true => self.vars.get(name).cloned(),
-            false => self
-                .parked
-                .iter()
-                .find(|t| t.number() == local)
-                .and_then(|t| t.get(name).cloned()),
+        let table = match self.vars.number() == local {
+            true => Some(&self.vars),
+            false => self.parked.iter().find(|t| t.number() == local),
         };
+        // `models.__dict__`: the module's variables (a copy), as the
+        // imagenet example lists torchvision's models by it.
+        if name == "__dict__" {
+            let vars = table
+                .map(|t| {
+                    t.iter()
+                        .map(|(n, v)| (super::value::Key::Str(n.clone()), v.clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            return Ok(Value::Dict(super::value::PyDict::new(vars)));
+        }
+        let found = table.and_then(|t| t.get(name).cloned());
         found.ok_or_else(|| {
             // `torchvision.ops`, `np.linalg`: a part cudash's own module
             // lacks says which parts it has.
