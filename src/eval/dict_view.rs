@@ -53,12 +53,7 @@ fn as_set(view: &DictView) -> Option<Result<Value, Error>> {
 fn set_of(items: &[Value]) -> Result<Value, Error> {
     let set = PyDict::new(Vec::new());
     for v in items {
-        let k = Key::of(v).ok_or_else(|| Error::Module {
-            class: "TypeError",
-            message: format!("unhashable type: '{}'", super::format::python_type(v)),
-            help: None,
-        })?;
-        set.set(k, Value::None);
+        set.set(Key::required(v)?, Value::None);
     }
     Ok(Value::Set(set))
 }

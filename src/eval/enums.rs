@@ -222,11 +222,10 @@ impl Interp {
 /// KeyError.
 pub(crate) fn enum_by_name(class: &Class, key: &Value) -> Result<Value, Error> {
     let Some(Value::Dict(map)) = class.own("__members__") else {
-        return Err(Error::Module {
-            class: "TypeError",
-            message: format!("type '{}' is not subscriptable", class.name),
-            help: None,
-        });
+        return Err(Error::type_error(format!(
+            "type '{}' is not subscriptable",
+            class.name
+        )));
     };
     Key::of(key)
         .and_then(|k| map.get(&k))

@@ -178,14 +178,7 @@ fn choices(args: &[ArgVal], span: Span) -> Result<Value, Diagnostic> {
             .find(|a| a.keyword.as_ref().is_some_and(|k| k.name == n))
     };
     let positional: Vec<&ArgVal> = args.iter().filter(|a| a.keyword.is_none()).collect();
-    let type_error = |message: &str, at: Span| {
-        Error::Module {
-            class: "TypeError",
-            message: message.into(),
-            help: None,
-        }
-        .at(at)
-    };
+    let type_error = |message: &str, at: Span| Error::type_error(message).at(at);
     let (population, weights) = match positional.as_slice() {
         [p] => (p, keyword("weights")),
         [p, w] if keyword("weights").is_none() => (p, Some(*w)),

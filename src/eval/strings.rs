@@ -186,11 +186,6 @@ pub(super) const STR_METHODS: &[&str] = &[
 /// of a third, deleted).
 pub(super) fn maketrans(args: &[Value]) -> Result<Value, Error> {
     let code = |c: char| Key::Int(c as i64);
-    let type_error = |message: &str| Error::Module {
-        class: "TypeError",
-        message: message.into(),
-        help: None,
-    };
     let mut table: Vec<(Key, Value)> = Vec::new();
     match args {
         [Value::Dict(d)] => {
@@ -204,7 +199,7 @@ pub(super) fn maketrans(args: &[Value]) -> Result<Value, Error> {
                         ))
                     }
                     _ => {
-                        return Err(type_error(
+                        return Err(Error::type_error(
                             "keys in translate table must be strings or integers",
                         ))
                     }
@@ -219,7 +214,7 @@ pub(super) fn maketrans(args: &[Value]) -> Result<Value, Error> {
             }
         }
         [_] => {
-            return Err(type_error(
+            return Err(Error::type_error(
                 "if you give only one argument to maketrans it must be a dict",
             ))
         }
@@ -235,11 +230,11 @@ pub(super) fn maketrans(args: &[Value]) -> Result<Value, Error> {
             match rest {
                 [Value::Str(z)] => table.extend(z.chars().map(|c| (code(c), Value::None))),
                 [] => {}
-                _ => return Err(type_error("maketrans() argument 3 must be str")),
+                _ => return Err(Error::type_error("maketrans() argument 3 must be str")),
             }
         }
         _ => {
-            return Err(type_error(
+            return Err(Error::type_error(
                 "maketrans() takes a dict, or two or three strings",
             ))
         }
@@ -271,11 +266,9 @@ fn translate(s: &str, table: &Value) -> Result<String, Error> {
                     .ok_or_else(|| Error::value("character mapping must be in range(0x110000)"))?,
             ),
             Some(_) => {
-                return Err(Error::Module {
-                    class: "TypeError",
-                    message: "character mapping must return integer, None or str".into(),
-                    help: None,
-                })
+                return Err(Error::type_error(
+                    "character mapping must return integer, None or str",
+                ))
             }
         }
     }
