@@ -5714,3 +5714,81 @@ fn a_modules_dict_holds_its_variables() {
         ["['resnet101', 'resnet152', 'resnet18', 'resnet34', 'resnet50'] True"]
     );
 }
+
+/// `abc`: a class derived from `ABC` is not made while an
+/// `@abstractmethod` (a property over one too) is left, with Python's
+/// TypeError; a subclass that defines them is; `@abstractmethod` outside
+/// an ABC marks nothing. `...` is a statement (a stub's body).
+#[test]
+fn abstract_base_classes_as_python() {
+    let out = python_printed(
+        "abstract",
+        r#"from abc import ABC, abstractmethod
+import abc
+import torch.nn as nn
+class B(ABC):
+    @abstractmethod
+    def f(self): pass
+    @property
+    @abstractmethod
+    def g(self): pass
+    def shared(self):
+        return self.f() * 10
+class C(B):
+    def f(self): return 1
+for k in (B, C):
+    try:
+        k()
+    except TypeError as e:
+        print(e)
+class D(C):
+    @property
+    def g(self): return 2
+print(D().g, D().f(), D().shared(), isinstance(D(), B))
+class Encoder(nn.Module, abc.ABC):
+    @abc.abstractmethod
+    def encode(self, x): ...
+    def forward(self, x):
+        return self.encode(x)
+class Lin(Encoder):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 3)
+    def encode(self, x):
+        return self.fc(x)
+import torch
+print(Lin()(torch.ones(1, 2)).shape)
+try:
+    Encoder()
+except TypeError as e:
+    print(e)
+class NotAbc:
+    @abstractmethod
+    def f(self): pass
+print(type(NotAbc()).__name__)
+def f():
+    ...
+print(f())
+def g(): pass
+print(g())
+class A:
+    ...
+print(A)
+"#,
+    );
+    // As Python 3.11 and PyTorch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            "Can't instantiate abstract class B with abstract methods f, g",
+            "Can't instantiate abstract class C with abstract method g",
+            "2 1 10 True",
+            "torch.Size([1, 3])",
+            "Can't instantiate abstract class Encoder with abstract method encode",
+            "NotAbc",
+            "None",
+            "None",
+            "<class '__main__.A'>",
+        ]
+    );
+}

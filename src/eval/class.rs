@@ -195,6 +195,12 @@ impl Interp {
         if let Some(found) = self.enum_by_value(class, &args, span) {
             return found;
         }
+        let left = super::abstract_methods::abstract_left(class);
+        if !left.is_empty() {
+            return Err(super::abstract_methods::cannot_instantiate(
+                class, &left, span,
+            ));
+        }
         let object = Arc::new(Object::new(Arc::clone(class)));
         let this = match class.is_module() {
             true => {

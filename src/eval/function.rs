@@ -106,6 +106,7 @@ impl Interp {
             source: self.source.clone(),
             owner: Default::default(),
             grad_mode: None,
+            abstract_method: false,
             home: self.vars.number(),
         };
         Ok(f)
@@ -287,6 +288,13 @@ impl Function {
         f
     }
 
+    /// The same function, marked abstract (`@abc.abstractmethod`).
+    pub fn abstract_copy(&self) -> Function {
+        let mut f = self.with_closure(self.closure.0.clone());
+        f.abstract_method = true;
+        f
+    }
+
     /// The same function reading the cells `closure` (a DataLoader
     /// worker's copies of the session's).
     pub fn with_closure(&self, closure: Vec<Cell>) -> Function {
@@ -302,6 +310,7 @@ impl Function {
             source: self.source.clone(),
             owner,
             grad_mode: self.grad_mode,
+            abstract_method: self.abstract_method,
             home: self.home,
         }
     }

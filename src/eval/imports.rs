@@ -582,6 +582,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.kind",
     },
     Native {
+        name: "_cudash.abstractmethod",
+    },
+    Native {
         name: "_cudash.tb_open",
     },
     Native {
@@ -1743,6 +1746,9 @@ impl Interp {
         }
         if super::torch_info::NAMES.contains(&f.name) {
             return self.call_torch_info(f.name, args, span);
+        }
+        if super::abstract_methods::NAMES.contains(&f.name) {
+            return self.abstract_method(args, span);
         }
         if super::inspect::NAMES.contains(&f.name) {
             return self.call_inspect(f.name, args, span);

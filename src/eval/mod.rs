@@ -4,6 +4,7 @@
 //! (`builtins/`, `methods/`). Front ends never call it directly; they go
 //! through `Session`.
 
+mod abstract_methods;
 mod amp;
 mod argparse;
 pub mod args;

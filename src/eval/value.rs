@@ -1685,6 +1685,9 @@ pub struct Function {
     /// `@torch.no_grad()` (false) or `@torch.enable_grad()` (true): the
     /// grad mode its calls run in.
     pub grad_mode: Option<bool>,
+    /// `@abstractmethod` over it: a class derived from `abc.ABC` that
+    /// leaves it so is not instantiated.
+    pub abstract_method: bool,
     /// The number of the globals it was defined in: a module's function
     /// runs with its module's (`own_module`).
     pub home: u64,

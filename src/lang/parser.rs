@@ -911,7 +911,12 @@ where
                     loop_else(|b| StmtKind::While(c, b), b, otherwise, e.span())
                 }),
             kw(Kw::Break).to(StmtKind::Break),
-            kw(Kw::Pass).to(StmtKind::Pass),
+            // `def encode(self, x): ...`: Python's Ellipsis as a statement,
+            // a stub's body, is a `pass`.
+            kw(Kw::Pass)
+                .ignored()
+                .or(p(Punct::Ellipsis).ignored())
+                .to(StmtKind::Pass),
             kw(Kw::Try)
                 .ignore_then(block.clone())
                 .then(
@@ -1094,8 +1099,10 @@ where
         // Only try the keyword forms when the statement starts with a keyword (or `stream`, `time`).
         let starts_keyword = any()
             .filter(|t: &Token| {
-                matches!(t, Token::Kw(_) | Token::P(Punct::At))
-                    || matches!(t, Token::Ident(s) if matches!(&**s, "stream" | "time"))
+                matches!(
+                    t,
+                    Token::Kw(_) | Token::P(Punct::At) | Token::P(Punct::Ellipsis)
+                ) || matches!(t, Token::Ident(s) if matches!(&**s, "stream" | "time"))
             })
             .rewind();
         choice((starts_keyword.ignore_then(keyword_stmt), assign_or_expr))

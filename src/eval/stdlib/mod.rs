@@ -42,6 +42,7 @@ const MODULES: &[(&str, &str)] = &[
     ("operator", include_str!("operator.py")),
     ("bisect", include_str!("bisect.py")),
     ("heapq", include_str!("heapq.py")),
+    ("abc", include_str!("abc.py")),
     ("regex", include_str!("regex.py")),
     ("pathlib", include_str!("pathlib.py")),
     ("datetime", include_str!("datetime.py")),
