@@ -5792,3 +5792,34 @@ print(A)
         ]
     );
 }
+
+/// `type(x)` of values no builtin constructs: `NoneType` (and
+/// `isinstance(x, type(None))`), `function`, `generator`,
+/// `builtin_function_or_method`, `torch.dtype`, `torch.Size`, dict views,
+/// `collections.OrderedDict`, each shown and named as Python's.
+#[test]
+fn types_of_functions_none_and_views_as_python() {
+    let out = python_printed(
+        "types",
+        r#"import torch
+from collections import OrderedDict
+x = None
+print(isinstance(x, type(None)), type(x) is type(None), isinstance(3, type(None)), type(torch.ones(2).shape) == torch.Size)
+def f(): pass
+print(type(f) == type(lambda: 0), type(print), type(torch.float16).__name__, type(OrderedDict()), type({}.items()))
+print(isinstance(torch.nn.Linear(1, 1).state_dict(), OrderedDict), isinstance({}, OrderedDict))
+def g(): yield 1
+print(type(g()), type(torch.ones(1).shape).__name__, type(torch.float32), type([].append).__name__, type(None))
+"#,
+    );
+    // As Python 3.11 and PyTorch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            "True True False True",
+            "True <class 'builtin_function_or_method'> dtype <class 'collections.OrderedDict'> <class 'dict_items'>",
+            "True False",
+            "<class 'generator'> Size <class 'torch.dtype'> builtin_function_or_method <class 'NoneType'>",
+        ]
+    );
+}

@@ -187,6 +187,7 @@ pub fn repr(v: &Value) -> String {
         Value::Exception(x) => format!("{}({:?})", x.class.name, x.message),
         Value::Range(r) if r.step == 1 => format!("range({}, {})", r.start, r.stop),
         Value::Range(r) => format!("range({}, {}, {})", r.start, r.stop, r.step),
+        Value::Native(f) if f.is_class() => f.class_text(),
         Value::Native(f) => format!("<built-in function {}>", f.name),
         Value::Decorated(d) => {
             let (kind, f) = match &**d {

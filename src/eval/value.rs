@@ -290,6 +290,71 @@ pub static ORDERED_DICT: Native = Native {
     name: "collections.OrderedDict",
 };
 
+/// The classes `type(x)` gives of values that no builtin constructs
+/// (`type(None)`, `type(f)`, `type(x.shape)`), shown `<class 'function'>`,
+/// compared by name (`type(x) is type(None)`), asked by `isinstance`.
+pub static TYPES: [Native; 13] = [
+    Native {
+        name: "builtins.NoneType",
+    },
+    Native {
+        name: "builtins.function",
+    },
+    Native {
+        name: "builtins.method",
+    },
+    Native {
+        name: "builtins.builtin_function_or_method",
+    },
+    Native {
+        name: "builtins.generator",
+    },
+    Native {
+        name: "torch.dtype",
+    },
+    Native { name: "torch.Size" },
+    Native {
+        name: "builtins.dict_keys",
+    },
+    Native {
+        name: "builtins.dict_values",
+    },
+    Native {
+        name: "builtins.dict_items",
+    },
+    Native {
+        name: "builtins.odict_keys",
+    },
+    Native {
+        name: "builtins.odict_values",
+    },
+    Native {
+        name: "builtins.odict_items",
+    },
+];
+
+/// The class of `TYPES` named `name` (`function`, `torch.dtype`).
+pub fn type_named(name: &str) -> Option<&'static Native> {
+    TYPES
+        .iter()
+        .find(|t| t.name.strip_prefix("builtins.").unwrap_or(t.name) == name)
+}
+
+impl Native {
+    /// Whether it is a class (`type(sd)`, `type(None)`), not a function.
+    pub fn is_class(&self) -> bool {
+        *self == ORDERED_DICT || TYPES.iter().any(|t| t == self)
+    }
+
+    /// `<class 'function'>`, `<class 'torch.Size'>`: builtins unprefixed.
+    pub fn class_text(&self) -> String {
+        format!(
+            "<class '{}'>",
+            self.name.strip_prefix("builtins.").unwrap_or(self.name)
+        )
+    }
+}
+
 /// Python's range: `start`, `start + step`, ... up to `stop` (excluded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PyRange {

@@ -589,10 +589,9 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
                 || (doc.name == "tuple" && matches!(obj, Value::Object(o) if o.class.tuple))
         }
         Value::Builtin(doc) if doc.name == "range" => matches!(obj, Value::Range(_)),
-        // `isinstance(sd, OrderedDict)`: a `state_dict()`, an `OrderedDict(...)`.
-        Value::Native(f) if **f == super::super::value::ORDERED_DICT => {
-            matches!(obj, Value::Dict(d) if d.is_ordered())
-        }
+        // `isinstance(sd, OrderedDict)`: a `state_dict()`, an `OrderedDict(...)`;
+        // `isinstance(x, type(None))`.
+        Value::Native(f) if f.is_class() => type_native(obj) == Some(*f),
         // `bool` reads as the dtype in cudash's language; as a class it is
         // Python's.
         Value::DType(d) if d.get() == crate::runtime::DType::Bool => {
@@ -660,6 +659,30 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
     })
 }
 
+/// The class of a value no builtin constructs: `collections.OrderedDict`
+/// of a `state_dict()`, `NoneType`, `function`, `generator`, `torch.dtype`,
+/// `torch.Size`, `dict_keys` (`value::TYPES`).
+fn type_native(v: &Value) -> Option<&'static super::super::value::Native> {
+    use super::super::value::{type_named, ORDERED_DICT};
+    let name = match v {
+        Value::Dict(d) if d.is_ordered() => return Some(&ORDERED_DICT),
+        Value::None => "NoneType",
+        Value::Function(_) => "function",
+        Value::Method(_) => "method",
+        Value::BuiltinMethod(_) => "builtin_function_or_method",
+        Value::Builtin(doc) if super::classes::qualified(doc.name).is_none() => {
+            "builtin_function_or_method"
+        }
+        Value::Native(f) if !f.is_class() => "builtin_function_or_method",
+        Value::Iterator(i) if super::super::generator::is_generator(i) => "generator",
+        Value::DType(d) if d.get() != crate::runtime::DType::Bool => "torch.dtype",
+        Value::Size(_) => "torch.Size",
+        Value::DictView(view) => view.python_type(),
+        _ => return None,
+    };
+    type_named(name)
+}
+
 /// `type(obj)`: its class, as Python's: a class of the program's, a
 /// layer's class, `Parameter`, `Tensor`, or Python's `int`, `float`,
 /// `str`, `bool`, `list`, `tuple`, `dict` (each with its `__name__`).
@@ -689,9 +712,8 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
             crate::runtime::DType::Bool,
         )));
     }
-    // `type(model.state_dict())`: collections.OrderedDict.
-    if matches!(&v, Value::Dict(d) if d.is_ordered()) {
-        return Ok(Value::Native(&super::super::value::ORDERED_DICT));
+    if let Some(class) = type_native(&v) {
+        return Ok(Value::Native(class));
     }
     let name: &str = match &v {
         Value::Tensor(t) if meta::is_parameter(t) => "Parameter",

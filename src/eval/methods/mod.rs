@@ -857,7 +857,12 @@ impl Interp {
             (Value::ExcClass(c), "__name__") => {
                 return Ok(Value::Str(Arc::new(c.name.to_string())))
             }
-            // `type(sd).__name__` of an OrderedDict.
+            // `type(True).__name__`: the class `bool` (the dtype's name in
+            // cudash's language).
+            (Value::DType(d), "__name__") if d.get() == crate::runtime::DType::Bool => {
+                return Ok(Value::Str(Arc::new("bool".into())))
+            }
+            // `type(sd).__name__` of an OrderedDict, `type(None).__name__`.
             (Value::Native(f), "__name__") => {
                 let short = f.name.rsplit('.').next().unwrap_or(f.name);
                 return Ok(Value::Str(Arc::new(short.to_string())));
