@@ -32,11 +32,7 @@ fn is_abstract(v: &Value) -> bool {
 /// The abstract methods `class` leaves (sorted, as Python names them), if
 /// it derives from `abc.ABC`.
 pub(crate) fn abstract_left(class: &Class) -> Vec<String> {
-    let abc = class
-        .mro
-        .iter()
-        .any(|c| c.name == "ABC" && c.module() == "abc");
-    if !abc {
+    if !class.derives_from("abc", "ABC") {
         return Vec::new();
     }
     let mut names: Vec<String> = std::iter::once(class)

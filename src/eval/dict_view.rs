@@ -51,11 +51,11 @@ fn as_set(view: &DictView) -> Option<Result<Value, Error>> {
 
 /// A set of `items`, or Python's TypeError for one that cannot be hashed.
 fn set_of(items: &[Value]) -> Result<Value, Error> {
-    let set = PyDict::new(Vec::new());
-    for v in items {
-        set.set(Key::required(v)?, Value::None);
-    }
-    Ok(Value::Set(set))
+    let keys = items
+        .iter()
+        .map(Key::required)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(super::methods::set::of_keys(keys))
 }
 
 /// A set-like view as a set, any other iterable as the set of its items,

@@ -16,14 +16,9 @@ use crate::lang::ast::Expr;
 use crate::lang::Span;
 use crate::runtime::lock::lock;
 
-/// Whether `class` is the class `name` of `stdlib/enum.py`.
-fn is_enum_class(class: &Class, name: &str) -> bool {
-    class.name == name && class.module() == "enum"
-}
-
 /// Whether `class` derives from `enum.Enum`.
 pub(crate) fn is_enum(class: &Class) -> bool {
-    class.derives_from_enum("Enum")
+    class.derives_from("enum", "Enum")
 }
 
 /// A class body's value that is not a member: a method, a property, a
@@ -48,7 +43,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
 
 /// Whether `v` is `enum.auto()`.
 fn is_auto(v: &Value) -> bool {
-    matches!(v, Value::Object(o) if is_enum_class(&o.class, "auto"))
+    matches!(v, Value::Object(o) if o.class.is_stdlib("enum", "auto"))
 }
 
 impl Interp {
@@ -63,7 +58,7 @@ impl Interp {
     ) -> Result<(), Diagnostic> {
         let first_enum = bases
             .iter()
-            .position(|b| matches!(b, Base::Class(c) if is_enum_class(c, "Enum") || is_enum(c)));
+            .position(|b| matches!(b, Base::Class(c) if c.is_stdlib("enum", "Enum") || is_enum(c)));
         let Some(at) = first_enum else {
             return Err(Error::wrong_type(
                 "a class's base",
@@ -72,7 +67,7 @@ impl Interp {
             )
             .at(mixin.span));
         };
-        let has_mixin = |c: &Class| c.derives_from_enum("_ValueMixin");
+        let has_mixin = |c: &Class| c.derives_from("enum", "_ValueMixin");
         if bases
             .iter()
             .any(|b| matches!(b, Base::Class(c) if has_mixin(c)))

@@ -1479,14 +1479,14 @@ impl Object {
     /// Mode(str, Enum)`, an IntEnum's: its class derives from enum's
     /// `_ValueMixin`), which it hashes as; None for another object.
     pub fn mixed_enum_value(&self) -> Option<Value> {
-        let mixed = self.class.derives_from_enum("_ValueMixin");
+        let mixed = self.class.derives_from("enum", "_ValueMixin");
         mixed.then(|| self.get("_value_")).flatten()
     }
 
     /// Whether it is a member of an Enum (`eval::enums` made it): one
     /// object however it is copied, as Python's.
     pub fn is_enum_member(&self) -> bool {
-        self.class.derives_from_enum("Enum") && self.get("_name_").is_some()
+        self.class.derives_from("enum", "Enum") && self.get("_name_").is_some()
     }
 
     /// A named tuple's items: its fields' values, in the fields' order.
@@ -1513,12 +1513,16 @@ impl Class {
             .or_else(|| self.mro.iter().find_map(|c| c.own(name)))
     }
 
-    /// Whether a class above it is enum's class `name` (`Enum`,
-    /// `_ValueMixin`, of `stdlib/enum.py`).
-    pub fn derives_from_enum(&self, name: &str) -> bool {
-        self.mro
-            .iter()
-            .any(|c| c.name == name && c.module() == "enum")
+    /// Whether it is the class `name` of cudash's Python module `module`
+    /// (`stdlib/`: enum's `Enum`, abc's `ABC`).
+    pub fn is_stdlib(&self, module: &str, name: &str) -> bool {
+        self.name == name && self.module() == module
+    }
+
+    /// Whether a class above it is the class `name` of `stdlib/`'s
+    /// `module` (`Enum`, `_ValueMixin` of enum; `ABC` of abc).
+    pub fn derives_from(&self, module: &str, name: &str) -> bool {
+        self.mro.iter().any(|c| c.is_stdlib(module, name))
     }
 
     /// An Enum's members in order (`eval::enums` made them); None for

@@ -45,7 +45,7 @@ fn key(me: &mut Interp, v: &Value, span: Span) -> Result<Key, Diagnostic> {
     me.key(v, span)
 }
 
-fn of_keys(keys: impl IntoIterator<Item = Key>) -> Value {
+pub(crate) fn of_keys(keys: impl IntoIterator<Item = Key>) -> Value {
     let set = PyDict::new(Vec::new());
     for k in keys {
         set.set(k, Value::None);
