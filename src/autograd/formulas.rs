@@ -759,6 +759,21 @@ impl Backward {
                 let shape = shape_of(0);
                 vec![Some(super::embedding_bag::backward(rt, g, parts, &shape)?)]
             }
+            Backward::SparseMm {
+                indices,
+                values,
+                sparse_left,
+            } => {
+                let parts = (indices.get(name)?, values.get(name)?);
+                let shape = shape_of(0);
+                vec![Some(super::sparse::mm_backward(
+                    rt,
+                    g,
+                    parts,
+                    *sparse_left,
+                    &shape,
+                )?)]
+            }
             Backward::NanToNum { x } => {
                 vec![Some(super::blends::nan_to_num_backward(
                     rt,

@@ -46,6 +46,7 @@ pub mod rms_norm;
 pub mod scatter;
 pub mod schedule;
 pub mod slices;
+pub mod sparse;
 pub mod upsample;
 pub mod views;
 pub mod window;

@@ -508,6 +508,14 @@ pub enum Backward {
         bag_of: Saved,
         scale: Option<Saved>,
     },
+    /// A sparse matrix times a dense one, either way round (`sparse.rs`):
+    /// the sparse operand's indices and values, for the dense operand's
+    /// gradient.
+    SparseMm {
+        indices: Saved,
+        values: Saved,
+        sparse_left: bool,
+    },
     /// `nan_to_num(x)`: the gradient where `x` is finite.
     NanToNum {
         x: Saved,
@@ -832,6 +840,9 @@ impl Backward {
             Extreme { x, out } => vec![x, out],
             VarMean { var, .. } => var.saved(),
             NanToNum { x } => vec![x],
+            SparseMm {
+                indices, values, ..
+            } => vec![indices, values],
             EmbeddingBag {
                 indices,
                 bag_of,

@@ -92,6 +92,29 @@ pub fn render(t: &Tensor) -> String {
     }
 }
 
+/// A sparse COO tensor: its indices and values, PyTorch-style, then a tag
+/// with its dtype, shape, device, layout and count of specified elements
+/// (`f32[2,3] @cpu sparse_coo nnz=3`).
+pub fn render_sparse(indices: &Tensor, vals: &Tensor, shape: &[usize]) -> String {
+    let part = |name: &str, t: &Tensor| {
+        let body = match t.numel() {
+            0 => format!("[] (size {})", fmt_shape(t.shape())),
+            _ => values(t),
+        };
+        let pad = format!("\n{}", " ".repeat(name.len() + 1));
+        format!("{name}={}", body.replace('\n', &pad))
+    };
+    format!(
+        "{}\n{}\n{}{} @{} sparse_coo nnz={}",
+        part("indices", indices),
+        part("values", vals),
+        vals.dtype(),
+        fmt_shape(shape),
+        vals.device(),
+        vals.shape().first().copied().unwrap_or(0)
+    )
+}
+
 #[derive(Clone, Copy)]
 enum Cell {
     F(f64),

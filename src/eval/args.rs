@@ -84,6 +84,12 @@ pub fn bind(doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Bound, D
             }
             Some(k) => {
                 seen_keyword = true;
+                // `torch.empty(size=(2, 3))`: the variadic sizes by name.
+                let variadic_named = variadic_at.is_some_and(|i| ps[i].name == k.name);
+                if variadic_named && rest.is_empty() {
+                    rest.push((a.value, a.span));
+                    continue;
+                }
                 let slot = slots
                     .iter_mut()
                     .find(|(p, _)| p.name == k.name && !p.variadic);

@@ -108,6 +108,34 @@ pub(crate) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickl
     })
 }
 
+impl Interp {
+    /// Each NumPy array among `args` replaced by the tensor under it (a
+    /// factory's data: `torch.tensor(a)`, `torch.LongTensor(a)`).
+    pub(crate) fn arrays_as_tensors(
+        &mut self,
+        args: Vec<super::args::ArgVal>,
+    ) -> Result<Vec<super::args::ArgVal>, Diagnostic> {
+        args.into_iter()
+            .map(|mut a| {
+                if let Value::Object(o) = &a.value {
+                    if is_ndarray(self, o, a.span)? {
+                        if let Some((t, name)) = array_parts(o) {
+                            if name.starts_with("<U") {
+                                return Err(Error::type_error(
+                                    "can't convert np.ndarray of type numpy.str_. The only supported types are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool.",
+                                )
+                                .at(a.span));
+                            }
+                            a.value = Value::Tensor(t);
+                        }
+                    }
+                }
+                Ok(a)
+            })
+            .collect()
+    }
+}
+
 /// Whether `o` is a NumPy array of cudash's `numpy` (`stdlib/numpy.py`):
 /// its class is that module's `ndarray`, or one derived from it.
 fn is_ndarray(

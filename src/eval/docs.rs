@@ -246,6 +246,10 @@ docs! {
     Function Math "equal", "equal(input, other)", "Whether two tensors have the same shape and the same elements, as `torch.equal`: a Python bool (one host read).", "equal(ones(2), tensor([1., 1.]))";
     Function Math "isclose", "isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=false)", "A bool per element (broadcast): within `atol + rtol * |other|` of `other`'s, as `torch.isclose` (equal elements, infinities too, always; NaNs only with `equal_nan`).", "isclose(tensor([1., 2., nan]), tensor([1., 2.1, nan]))";
     Function Math "allclose", "allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=false)", "Whether every element of `input` is within `atol + rtol * |other|` of `other`'s (broadcast), as `torch.allclose`: equal elements (infinities too) always are, NaNs only with `equal_nan`. A Python bool (one host read).", "allclose(tensor([1., 2.]), tensor([1., 2.000001]))";
+    Function Tensors "sparse_coo_tensor", "sparse_coo_tensor(indices, values, size=none, dtype=none, device=none, requires_grad=false, check_invariants=none, is_coalesced=none)", "A sparse COO tensor, as `torch.sparse_coo_tensor`: `indices` (int64, `[ndim, nnz]`) says where each of `values` (`[nnz]`) lies in a tensor of `size` (each dimension one past its largest index when left out). Indices out of bounds are an error (PyTorch checks only when asked). It multiplies dense matrices (`@`, `mm`, `spmm`), adds into dense tensors, and shows its indices, values and `nnz`.", "s = sparse_coo_tensor([[0, 1], [1, 0]], [2., 3.], (2, 2))\ns @ ones(2, 1)";
+    Function Math "spmm", "spmm(input, mat2)", "`torch.spmm`: `mm` of a sparse matrix and a dense one (dense result, `MmBackward0`).", "spmm(eye(2).to_sparse(), ones(2, 3))";
+    Function Math "sparse_mm", "sparse_mm(sparse, dense)", "`torch.sparse.mm`: a sparse matrix times a dense one (`SparseAddmmBackward0`).", "sparse_mm(eye(2).to_sparse(), ones(2, 3))";
+    Function Math "sparse_sum", "sparse_sum(input, dim=none, dtype=none)", "`torch.sparse.sum`: a sparse tensor's values added up over `dim` (a sparse result) or over everything (a dense number).", "sparse_sum(eye(3).to_sparse(), dim=0)";
     Function Math "mm", "mm(input, other)", "The product of two matrices (2-D each), as `torch.mm`: `matmul` that refuses other ranks with PyTorch's message.", "mm(ones(2, 3), ones(3, 4))";
     Function Math "bmm", "bmm(input, other)", "Batched matrix product of two 3-D tensors (b×n×m and b×m×p), as `torch.bmm`.", "bmm(ones(5, 2, 3), ones(5, 3, 4)).shape";
     Function Math "mv", "mv(input, other)", "A matrix (2-D) times a vector (1-D), as `torch.mv`.", "mv(ones(2, 3), ones(3))";
@@ -639,7 +643,9 @@ docs! {
     Property Devices "is_xpu", "x.is_xpu", "False: cudash has CPU and CUDA devices only (as is_mps, is_meta).", "ones(2).is_xpu";
     Property Devices "is_mps", "x.is_mps", "False: cudash has CPU and CUDA devices only.", "ones(2).is_mps";
     Property Devices "is_meta", "x.is_meta", "False: cudash has no meta tensors.", "ones(2).is_meta";
-    Property Tensors "is_sparse", "x.is_sparse", "False: cudash's tensors are dense (strided).", "ones(2).is_sparse";
+    Property Tensors "is_sparse", "x.is_sparse", "False for a dense (strided) tensor; True for a sparse COO tensor (`x.to_sparse()`).", "ones(2).is_sparse";
+    Method Tensors "to_sparse", "x.to_sparse()", "A sparse COO tensor of `x`'s nonzero elements (PyTorch's `layout=torch.sparse_coo`): an int64 `indices` tensor `[ndim, nnz]` and a `values` tensor `[nnz]` on `x`'s device. It multiplies dense matrices (`s @ w`, `torch.sparse.mm`), adds into a dense tensor (`d + s`), and `.to_dense()` gives it back.", "eye(3).to_sparse()";
+    Method Tensors "to_dense", "x.to_dense()", "`x` itself for a dense tensor; a sparse tensor's elements in a new dense tensor (repeated indices add up).", "eye(2).to_sparse().to_dense()";
     Property Tensors "is_quantized", "x.is_quantized", "False: cudash has no quantized tensors.", "ones(2).is_quantized";
     Property Tensors "is_nested", "x.is_nested", "False: cudash has no nested tensors.", "ones(2).is_nested";
     Property Tensors "_version", "x._version", "How many times the memory `x` views was changed in place (PyTorch's version counter, shared by a tensor and its views): what autograd checks before it uses a saved tensor.", "x = zeros(2)\nx.add_(1)\nx._version";

@@ -877,6 +877,10 @@ impl Interp {
             Value::Bool(b) => Ok(Value::Int(-(b.get() as i64))),
             Value::Tensor(t) => autograd::record::unary(&mut self.rt, self.grad, UnaryOp::Neg, &t)
                 .map(Value::Tensor),
+            Value::Sparse(s) => {
+                let v = self.rt.unary(UnaryOp::Neg, &s.values)?;
+                Ok(Value::Sparse(Arc::new(autograd::sparse::map_values(&s, v))))
+            }
             other => Err(Error::wrong_type(
                 "the operand of unary `-`",
                 "a number or a tensor",
@@ -911,6 +915,9 @@ impl Interp {
         }
         if let (Some(x), Some(y)) = (scalar(&a), scalar(&b)) {
             return scalar_binary(op, x, y, &|| self.python_program());
+        }
+        if matches!(a, Value::Sparse(_)) || matches!(b, Value::Sparse(_)) {
+            return self.sparse_binary(op, &a, &b);
         }
         if let Some(r) = super::strings::string_binary(op, &a, &b) {
             return r;

@@ -48,6 +48,9 @@ pub static MODULES: &[PyModule] = &[
     },
     PyModule { path: "torch.amp" },
     PyModule {
+        path: "torch.sparse",
+    },
+    PyModule {
         path: "torch.cuda.amp",
     },
     PyModule {
@@ -1089,6 +1092,8 @@ const RENAMED: &[(&str, &str)] = &[
         "record_memory_history",
     ),
     ("torch.cuda.memory._dump_snapshot", "dump_snapshot"),
+    ("torch.sparse.mm", "sparse_mm"),
+    ("torch.sparse.sum", "sparse_sum"),
     ("torch.cuda.memory.memory_allocated", "memory_allocated"),
     ("torch.cuda.memory.memory_reserved", "memory_reserved"),
     ("torch.utils.data.Dataset", "Dataset"),

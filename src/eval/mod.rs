@@ -72,6 +72,7 @@ mod samplers;
 mod schedule;
 mod sequences;
 pub mod show;
+mod sparse;
 pub mod spelling;
 mod stdlib;
 mod stmt;
@@ -226,6 +227,8 @@ pub struct Interp {
     pub hooks: Hooks,
     /// Warnings given by the running top-level statement, with repeat counts.
     warned: Vec<(String, u64)>,
+    /// PyTorch's warnings given once a session (`TORCH_WARN_ONCE`).
+    warned_in_session: Vec<&'static str>,
     /// Whether ops record autograd's graph (off inside `no_grad { }`).
     pub(crate) grad: crate::autograd::Mode,
     /// The script or cell running now: the functions it defines keep it.
@@ -270,6 +273,7 @@ impl Interp {
             shown_after: None,
             hooks,
             warned: Vec::new(),
+            warned_in_session: Vec::new(),
             grad: crate::autograd::Mode::default(),
             source: None,
             turn: None,

@@ -68,6 +68,7 @@ pub fn repr(v: &Value) -> String {
         Value::CurrentCuda => "cuda".into(),
         Value::DType(d) => d.to_string(),
         Value::Tensor(t) => tensor_text(t),
+        Value::Sparse(s) => tensor::render_sparse(&s.indices, &s.values, &s.shape),
         // A tuple shows as a list does (a shape as `[2, 3]`, close to
         // PyTorch's `torch.Size([2, 3])`).
         Value::List(items) | Value::Size(items) => sequence(items),

@@ -162,6 +162,14 @@ impl Interp {
         }
     }
 
+    /// A warning PyTorch gives once a process (`TORCH_WARN_ONCE`).
+    pub(crate) fn warn_once_in_session(&mut self, msg: &'static str) {
+        if !self.warned_in_session.contains(&msg) {
+            self.warned_in_session.push(msg);
+            self.warn_once(msg.to_string());
+        }
+    }
+
     pub(crate) fn summarise_repeats(&mut self) {
         for (_, n) in std::mem::take(&mut self.warned) {
             if n > 1 {

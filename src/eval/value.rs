@@ -29,6 +29,9 @@ pub enum Value {
     CurrentCuda,
     DType(Word<DType>),
     Tensor(Arc<Tensor>),
+    /// A sparse COO tensor (`torch.sparse_coo_tensor`, `x.to_sparse()`):
+    /// its indices and values (`eval::sparse`).
+    Sparse(Arc<crate::autograd::sparse::SparseTensor>),
     /// A sequence that does not change: a tuple in Python's terms (`(2, 3)`,
     /// `x.chunk(2)`, a list literal of non-numbers).
     List(Arc<Vec<Value>>),
@@ -920,6 +923,7 @@ impl Value {
             Value::Device(_) | Value::CurrentCuda => "a device",
             Value::DType(_) => "a dtype",
             Value::Tensor(_) => "a tensor",
+            Value::Sparse(_) => "a sparse tensor",
             Value::List(_) | Value::MutList(_) => "a list",
             Value::Dict(_) => "a dict",
             Value::Set(_) => "a set",
@@ -974,6 +978,7 @@ impl Value {
     pub fn kind(&self) -> &'static str {
         match self {
             Value::Tensor(_) => "tensor",
+            Value::Sparse(_) => "sparse_tensor",
             Value::Device(_) | Value::CurrentCuda => "device",
             Value::DType(_) => "dtype",
             Value::List(_) | Value::MutList(_) => "list",

@@ -282,7 +282,7 @@ pub(super) fn cosine_similarity(me: &mut Interp, _: &'static str, b: &Bound) -> 
 pub(super) fn is_tensor(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
     Ok(Value::bool(matches!(
         b.get("obj"),
-        Some((Value::Tensor(_), _))
+        Some((Value::Tensor(_) | Value::Sparse(_), _))
     )))
 }
 

@@ -71,7 +71,18 @@ pub(super) fn matmul(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
 /// `mm(a, b)`, `bmm(a, b)`, `mv(a, b)`: `matmul` of operands of the
 /// ranks each takes, checked with PyTorch's messages.
 pub(super) fn product(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    let (x, y) = (b.tensor("input")?, b.tensor("other")?);
+    // `torch.spmm` and `torch.sparse.mm` of two dense matrices: `mm`.
+    let (name, other) = match name {
+        "spmm" => ("mm", "mat2"),
+        "sparse_mm" => ("mm", "dense"),
+        _ => (name, "other"),
+    };
+    let input = if b.get("input").is_some() {
+        "input"
+    } else {
+        "sparse"
+    };
+    let (x, y) = (b.tensor(input)?, b.tensor(other)?);
     ranked_product(me, name, &x, &y).map_err(|e| e.at(b.span))
 }
 

@@ -93,6 +93,10 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("empty_like", factories::like),
     ("rand_like", factories::like),
     ("randn_like", factories::like),
+    ("sparse_coo_tensor", sparse_coo_tensor),
+    ("spmm", math::product),
+    ("sparse_mm", math::product),
+    ("sparse_sum", sparse_sum),
     ("cat", factories::join),
     ("stack", factories::join),
     ("seed", factories::seed),
@@ -587,6 +591,12 @@ impl Interp {
             | "isinstance" | "issubclass" | "callable" | "hash" => args,
             _ => self.resolve_args(args),
         };
+        // A sparse tensor among the arguments: PyTorch's sparse kernels
+        // (`sparse.rs`), or the error that names `.to_dense()`.
+        if let Some(r) = self.sparse_builtin(doc.name, &args, span) {
+            self.begin_op(doc.name);
+            return r;
+        }
         // An instance with `__iter__` is iterated through it where Python's
         // builtins iterate (`list(stream)`, `iter(stream)`).
         let args = match doc.name {
@@ -606,6 +616,15 @@ impl Interp {
             "next" | "iter" | "map" | "filter" | "enumerate" | "print" | "str" | "repr" | "len"
             | "type" | "format" | "isinstance" | "id" | "callable" | "hash" => args,
             _ => self.drain_generators(args)?,
+        };
+        // A NumPy array as a factory's data is the tensor under it
+        // (`torch.tensor(a)` copies it, `torch.as_tensor(a)` shares it).
+        let args = match doc.name {
+            "tensor" | "as_tensor" | "Tensor" | "FloatTensor" | "LongTensor" | "IntTensor"
+            | "ByteTensor" | "DoubleTensor" | "HalfTensor" | "BoolTensor" | "sparse_coo_tensor" => {
+                self.arrays_as_tensors(args)?
+            }
+            _ => args,
         };
         let b = bind(doc, args, span)?;
         self.begin_op(doc.name);
@@ -662,4 +681,15 @@ mod tests {
             );
         }
     }
+}
+
+/// `torch.sparse_coo_tensor(indices, values, size, ...)`.
+fn sparse_coo_tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    me.sparse_coo_tensor(b)
+}
+
+/// `torch.sparse.sum(input)` of a dense tensor: its sum, as
+/// `torch.sum` (a sparse input is taken by `sparse_builtin`).
+fn sparse_sum(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    math::reduce(me, "sum", b)
 }

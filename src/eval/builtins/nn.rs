@@ -610,7 +610,7 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
             matches!(obj, Value::Tensor(t) if meta::is_parameter(t))
         }
         Value::Builtin(doc) if matches!(doc.name, "tensor" | "Tensor") => {
-            matches!(obj, Value::Tensor(_))
+            matches!(obj, Value::Tensor(_) | Value::Sparse(_))
         }
         // Every sampler is a `Sampler`: the builtins and the program's own.
         Value::Builtin(doc) if doc.name == "Sampler" => match obj {
@@ -717,7 +717,7 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
     }
     let name: &str = match &v {
         Value::Tensor(t) if meta::is_parameter(t) => "Parameter",
-        Value::Tensor(_) => "Tensor",
+        Value::Tensor(_) | Value::Sparse(_) => "Tensor",
         Value::Module(m) => &crate::runtime::lock::lock(m).type_name.clone(),
         Value::Sampler(s) => s.name(),
         Value::DataLoader(_) => "DataLoader",

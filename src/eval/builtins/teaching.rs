@@ -267,11 +267,14 @@ pub(super) fn enumerate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<V
     if lazy {
         return Ok(Value::Enumerate(Arc::new((v, start))));
     }
-    // Other items are taken once, here (an iterator's would be used up by
-    // asking twice): a string's characters, a dict's keys as Python's.
+    // Other items are taken once, here (an iterator's or a file's would be
+    // used up by asking twice): a string's characters, a dict's keys as
+    // Python's.
     let items = super::python::items_of(&v, span, "enumerate()")?;
     let v = match v {
-        Value::Iterator(_) | Value::Str(_) | Value::Dict(_) => Value::List(Arc::new(items)),
+        Value::Iterator(_) | Value::Str(_) | Value::Dict(_) | Value::File(_) => {
+            Value::List(Arc::new(items))
+        }
         other => other,
     };
     Ok(Value::Enumerate(Arc::new((v, start))))

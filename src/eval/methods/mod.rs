@@ -265,6 +265,8 @@ static MEMBERS: &[(&str, Member)] = {
         ("copy_", TensorMethod(tensor::copy_)),
         ("matmul", TensorMethod(tensor::matmul)),
         ("mm", TensorMethod(tensor::product)),
+        ("to_sparse", TensorMethod(tensor::to_sparse)),
+        ("to_dense", TensorMethod(tensor::to_dense)),
         ("bmm", TensorMethod(tensor::product)),
         ("mv", TensorMethod(tensor::product)),
         ("dot", TensorMethod(crate::eval::builtins::math::dot_method)),
@@ -695,6 +697,11 @@ impl Interp {
             let f = self.own_module_attr(&numpy, "_from_tensor", span)?;
             return self.call_value(f, vec![ArgVal::positional(recv, span)], span);
         }
+        // A sparse tensor's methods (`sparse.rs`).
+        if let Value::Sparse(s) = &recv {
+            let args = self.resolve_args(args);
+            return self.sparse_method(s, name, args, span);
+        }
         // A shape's methods are a tuple's.
         let recv = match recv {
             Value::Size(items) => Value::List(items),
@@ -829,6 +836,12 @@ impl Interp {
         }
         if let Value::OwnModule(m) = recv {
             return self.own_module_attr(m, name, span);
+        }
+        if let Value::Sparse(s) = recv {
+            return self.sparse_property(s, name, span);
+        }
+        if let (Value::Tensor(_), "layout") = (recv, name) {
+            return self.layout("strided", span);
         }
         if let Value::Dataset(ds) = recv {
             return super::subset::dataset_attr(ds, name).map_err(|e| e.at(span));

@@ -668,3 +668,14 @@ fn nest(flat: &[Value], shape: &[usize]) -> Value {
         }
     }
 }
+
+/// `x.to_sparse()`: a sparse COO tensor of `x`'s nonzero elements.
+pub(super) fn to_sparse(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let s = crate::autograd::sparse::from_dense(&mut me.rt, t).map_err(|e| e.at(b.span))?;
+    Ok(Value::Sparse(Arc::new(s)))
+}
+
+/// `x.to_dense()` of a dense tensor: `x` itself.
+pub(super) fn to_dense(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bound) -> Out {
+    Ok(Value::Tensor(Arc::clone(t)))
+}

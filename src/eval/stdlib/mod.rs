@@ -51,6 +51,7 @@ const MODULES: &[(&str, &str)] = &[
     ("urllib.parse", include_str!("urllib_parse.py")),
     ("urllib.request", include_str!("urllib_request.py")),
     ("tarfile", include_str!("tarfile.py")),
+    ("requests", include_str!("requests.py")),
     ("six", include_str!("six.py")),
     ("six.moves", include_str!("six_moves.py")),
     ("torchvision", include_str!("torchvision.py")),
@@ -72,6 +73,7 @@ const MODULES: &[(&str, &str)] = &[
     ("torchvision.io", include_str!("torchvision_io.py")),
     ("torchvision.models", include_str!("torchvision_models.py")),
     ("torch.hub", include_str!("torch_hub.py")),
+    ("torch._layout", include_str!("torch_layout.py")),
     ("torch.testing", include_str!("torch_testing.py")),
     ("tqdm", include_str!("tqdm.py")),
     ("tqdm.auto", include_str!("tqdm_auto.py")),
@@ -82,6 +84,9 @@ const MODULES: &[(&str, &str)] = &[
 /// the name, the module): `torch.utils.data.ConcatDataset`.
 const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "from_numpy", "numpy"),
+    ("torch", "layout", "torch._layout"),
+    ("torch", "strided", "torch._layout"),
+    ("torch", "sparse_coo", "torch._layout"),
     ("torch.cuda", "device", "torch.cuda._device"),
     ("torch.optim", "Optimizer", "torch.optim.optimizer"),
     ("torch.optim", "LBFGS", "torch.optim.lbfgs"),

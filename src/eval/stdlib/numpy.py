@@ -25,11 +25,17 @@ newaxis = None
 
 
 class dtype:
-    def __init__(self, name, torch_dtype, kind, size):
+    def __init__(self, name, torch_dtype=None, kind=None, size=None):
+        if kind is None:
+            # `np.dtype(str)`, `np.dtype("float32")`: the dtype named.
+            d = _dtype(name)
+            name, torch_dtype, kind, size = d.name, d._torch, d.kind, d.itemsize
         self.name = name
         self._torch = torch_dtype
         self.kind = kind
         self.itemsize = size
+        # A string array's strings: its tensor holds positions in this list.
+        self._strings = []
 
     def __repr__(self):
         return f"dtype('{self.name}')"
@@ -77,10 +83,27 @@ def _np_of(torch_dtype):
     return d
 
 
+def _str_dtype(strings):
+    """The dtype of an array of `strings` (`<U5`: as long as the longest),
+    holding them: the array's tensor holds positions in the list."""
+    d = dtype(f"<U{_bmax([len(s) for s in strings] + [0])}", torch.int64, "U", 0)
+    d.itemsize = 4 * _bmax([len(s) for s in strings] + [0])
+    d._strings = strings
+    return d
+
+
+def _strings_array(values, shape):
+    """An array of the strings `values` (flat, row-major) of `shape`."""
+    d = _str_dtype(list(values))
+    return _wrap(torch.arange(len(values)).reshape(shape), d)
+
+
 def _dtype(d):
     """A dtype from what a program gives as one (`np.float32`, "float32", `float`)."""
     if isinstance(d, dtype):
         return d
+    if d is str or d in ("U", "<U", "str"):
+        return dtype("<U", torch.int64, "U", 0)
     if d is None or d is float:
         return float64
     if d is int:
@@ -170,9 +193,57 @@ def _operand(x, other_dtype):
     raise TypeError(f"unsupported operand type: {type(x).__name__}")
 
 
+def _astype_strings(a, d):
+    """`a.astype(d)` where either side holds strings: each string read as
+    a number (`int("17711")`), or each number written as a string."""
+    flat = a._t.reshape(-1).tolist()
+    if a._d.kind == "U" and d.kind == "U":
+        return _wrap(a._t.clone(), a._d)
+    if d.kind == "U":
+        cells = _cells(a)[0] if a.size else []
+        return _strings_array(cells, a.shape)
+    strings = [a._d._strings[p] for p in flat]
+    if d.kind == "f":
+        values = [float(s) for s in strings]
+    elif d.kind == "b":
+        values = [bool(s) for s in strings]
+    else:
+        values = [int(s) for s in strings]
+    return array(values, d).reshape(a.shape)
+
+
+def _nested(values, shape):
+    """A flat list as nested lists of `shape`."""
+    if len(shape) <= 1:
+        return list(values)
+    step = len(values) // shape[0] if shape[0] else 0
+    return [_nested(values[k * step:(k + 1) * step], shape[1:]) for k in range(shape[0])]
+
+
+def _string_binary(a, b, op):
+    """`==` and `!=` of string arrays (or an array and a string),
+    elementwise; NumPy's other operators are not defined for strings."""
+    def strings(x):
+        if isinstance(x, ndarray):
+            return [x._d._strings[p] for p in x._t.reshape(-1).tolist()], x.shape
+        return None, None
+    (sa, shape_a), (sb, shape_b) = strings(a), strings(b)
+    if op not in ("==", "!="):
+        raise TypeError(f"cudash's NumPy has no `{op}` for string arrays")
+    shape = shape_a if shape_a is not None else shape_b
+    left = sa if sa is not None else [a] * len(sb)
+    right = sb if sb is not None else [b] * len(sa)
+    if len(left) != len(right):
+        raise ValueError("operands could not be broadcast together")
+    same = [(x == y) == (op == "==") for x, y in zip(left, right)]
+    return _wrap(torch.tensor(same, dtype=torch.bool).reshape(shape), bool_)
+
+
 def _binary(a, b, op, true_div=False, cmp=False):
     da = a._d if isinstance(a, ndarray) else None
     db = b._d if isinstance(b, ndarray) else None
+    if (da is not None and da.kind == "U") or (db is not None and db.kind == "U"):
+        raise TypeError("cudash's NumPy does no arithmetic on string arrays: convert first (`a.astype(np.int64)`)")
     ta, da = _operand(a, db if db is not None else float64)
     tb, db = _operand(b, da)
     d = _promote(da, db)
@@ -241,6 +312,8 @@ class ndarray:
             yield self[k]
 
     def _value(self, t):
+        if t.dim() == 0 and self._d.kind == "U":
+            return self._d._strings[t.item()]
         if t.dim() == 0:
             v = t.item()
             return float(v) if self._d.kind == "f" else (bool(v) if self._d.kind == "b" else int(v))
@@ -258,6 +331,8 @@ class ndarray:
 
     def astype(self, dtype, copy=True):
         d = _dtype(dtype)
+        if self._d.kind == "U" or d.kind == "U":
+            return _astype_strings(self, d)
         t = self._t
         if d.kind in "iu" and t.is_floating_point():
             t = t.trunc()
@@ -274,6 +349,8 @@ class ndarray:
     def tolist(self):
         if self.ndim == 0:
             return self.item()
+        if self._d.kind == "U":
+            return _nested([self._d._strings[p] for p in self._t.reshape(-1).tolist()], list(self.shape))
         return self._t.tolist()
 
     def item(self, *index):
@@ -388,9 +465,13 @@ class ndarray:
         return _binary(self, o, lambda a, b: a >= b, cmp=True)
 
     def __eq__(self, o):
+        if self._d.kind == "U" or isinstance(o, str):
+            return _string_binary(self, o, "==")
         return _binary(self, o, lambda a, b: a == b, cmp=True)
 
     def __ne__(self, o):
+        if self._d.kind == "U" or isinstance(o, str):
+            return _string_binary(self, o, "!=")
         return _binary(self, o, lambda a, b: a != b, cmp=True)
 
     def __and__(self, o):
@@ -450,6 +531,8 @@ def _infer(x):
                 walk(w)
         elif isinstance(v, ndarray):
             kinds.add(v._d.kind)
+        elif isinstance(v, str):
+            kinds.add("U")
         elif isinstance(v, bool):
             kinds.add("b")
         elif isinstance(v, int):
@@ -458,6 +541,8 @@ def _infer(x):
             kinds.add("f")
 
     walk(x)
+    if "U" in kinds:
+        return dtype("<U", torch.int64, "U", 0)
     if "f" in kinds:
         return float64
     if "i" in kinds or "u" in kinds:
@@ -480,6 +565,9 @@ def array(obj, dtype=None, copy=True):
         return array(obj.__array__(), dtype)
     d = _infer(obj) if dtype is None else _dtype(dtype)
     values = _plain(obj)
+    if d.kind == "U":
+        flat, shape = _flatten(values)
+        return _strings_array([str(v) for v in flat], shape)
     if d.kind == "u":
         t = (torch.tensor(values, dtype=torch.int64) % (256 if d.itemsize == 1 else 65536)).to(d._torch)
     else:
@@ -493,6 +581,15 @@ def _plain(v):
     if isinstance(v, (list, tuple)):
         return [_plain(w) for w in v]
     return v
+
+
+def _flatten(values):
+    """A nested list's items in row-major order, and its shape."""
+    if not isinstance(values, list):
+        return [values], ()
+    parts = [_flatten(v) for v in values]
+    inner = parts[0][1] if parts else ()
+    return [x for flat, _ in parts for x in flat], (len(values),) + tuple(inner)
 
 
 def asarray(obj, dtype=None):
@@ -720,9 +817,37 @@ def transpose(a, axes=None):
     return asarray(a).T if axes is None else asarray(a).transpose(axes)
 
 
-def unique(a):
+def unique(a, return_index=False, return_inverse=False, return_counts=False, axis=None):
+    """The sorted distinct elements; with `return_index`, each one's first
+    position; `return_inverse`, each element's place among them (in the
+    input's shape); `return_counts`, how often each occurs."""
     a = asarray(a)
-    return _wrap(torch.unique(a._t.reshape(-1)), a._d)
+    if axis is not None:
+        raise NotImplementedError("cudash's np.unique has no axis")
+    if a._d.kind == "U":
+        flat = [a._d._strings[p] for p in a._t.reshape(-1).tolist()]
+    else:
+        flat = a._t.reshape(-1).tolist()
+    distinct = sorted(set(flat))
+    place = {v: k for k, v in enumerate(distinct)}
+    if a._d.kind == "U":
+        out = [_strings_array(distinct, (len(distinct),))]
+    else:
+        out = [_wrap(torch.tensor(distinct, dtype=a._t.dtype).reshape(-1), a._d)]
+    if return_index:
+        first = {}
+        for k, v in enumerate(flat):
+            first.setdefault(v, k)
+        out.append(_wrap(torch.tensor([first[v] for v in distinct], dtype=torch.int64).reshape(-1), int64))
+    if return_inverse:
+        inverse = torch.tensor([place[v] for v in flat], dtype=torch.int64).reshape(a.shape)
+        out.append(_wrap(inverse, int64))
+    if return_counts:
+        counts = [0] * len(distinct)
+        for v in flat:
+            counts[place[v]] += 1
+        out.append(_wrap(torch.tensor(counts, dtype=torch.int64).reshape(-1), int64))
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def argsort(a):
@@ -890,7 +1015,8 @@ def _scientific(values, shortest):
 
 def _cells(a):
     values = a._t.reshape(-1).tolist()
-    if a._d.kind == "b":
+    if a._d.kind == "U":
+        return [repr(a._d._strings[p]) for p in values], False
         return [("True" if v else "False") for v in values], False
     if a._d.kind in "iu":
         return [str(int(v)) for v in values], False
@@ -919,7 +1045,7 @@ def _layout(a, sep):
             else:
                 out.append(c.rjust(whole + 1 + frac))
         cells = out
-    else:
+    elif a._d.kind != "U":
         width = _bmax([len(c) for c in cells] + [0])
         cells = [c.rjust(width) for c in cells]
     return cells
@@ -960,6 +1086,8 @@ def _repr(a):
         return f"array([], {shape}dtype={a._d.name})"
     body = _nest(_layout(a, ", "), list(a.shape), 6, ", ")
     extra = "" if a._d.name in ("float64", "int64", "bool") else f", dtype={a._d.name}"
+    if a._d.kind == "U":
+        extra = f", dtype='{a._d.name}'"
     return f"array({body}{extra})"
 
 
@@ -978,3 +1106,70 @@ def save(file, arr, allow_pickle=True):
     if not path.endswith(".npy"):
         path += ".npy"
     torch.save(asarray(arr)._t, path)
+
+
+def _read_table(fname, delimiter, skip, comments, usecols):
+    """The rows of a text file's table: each line's fields (split at
+    `delimiter`, or at whitespace), comments and blank lines left out."""
+    rows = []
+    with open(fname) as f:
+        for k, line in enumerate(f):
+            if k < skip:
+                continue
+            if comments is not None and comments in line:
+                line = line[:line.index(comments)]
+            line = line.strip()
+            if not line:
+                continue
+            fields = line.split() if delimiter is None else [x.strip() for x in line.split(delimiter)]
+            if usecols is not None:
+                cols = [usecols] if isinstance(usecols, int) else list(usecols)
+                fields = [fields[c] for c in cols]
+            rows.append(fields)
+    return rows
+
+
+def _table_array(rows, dtype):
+    d = _dtype(dtype)
+    width = len(rows[0]) if rows else 0
+    for k, r in enumerate(rows):
+        if len(r) != width:
+            raise ValueError(f"Some errors were detected !\n    Line #{k + 1} (got {len(r)} columns instead of {width})")
+    flat = [x for r in rows for x in r]
+    shape = (len(rows), width) if width != 1 else (len(rows),)
+    if len(rows) == 1 and width != 1:
+        shape = (width,)
+    if d.kind == "U":
+        return _strings_array(flat, shape)
+    if d.kind == "f":
+        values = []
+        for x in flat:
+            try:
+                values.append(float(x))
+            except ValueError:
+                values.append(nan)
+    elif d.kind == "b":
+        values = [x not in ("0", "False", "") for x in flat]
+    else:
+        values = [int(x) for x in flat]
+    return array(values, d).reshape(shape)
+
+
+def genfromtxt(fname, dtype=float, comments="#", delimiter=None, skip_header=0, usecols=None, **kwargs):
+    """A text file's table as an array (`np.genfromtxt`): one row a line,
+    fields split at `delimiter` (whitespace when None); with `dtype=str` the
+    fields as strings, else numbers (a float field that does not read is
+    nan)."""
+    return _table_array(_read_table(str(fname), delimiter, skip_header, comments, usecols), dtype)
+
+
+def loadtxt(fname, dtype=float, comments="#", delimiter=None, skiprows=0, usecols=None, **kwargs):
+    """A text file's table as an array (`np.loadtxt`): as `genfromtxt`, a
+    field that does not read as `dtype` an error."""
+    rows = _read_table(str(fname), delimiter, skiprows, comments, usecols)
+    d = _dtype(dtype)
+    if d.kind == "f":
+        for r in rows:
+            for x in r:
+                float(x)
+    return _table_array(rows, d)

@@ -1,7 +1,8 @@
 """Python's tarfile, for reading (written for cudash, after CPython 3.12's
 `tarfile.py`): `tarfile.open` of a `.tar`, `.tar.gz` or `.tgz` file, its
 members as `TarInfo`s (iterated, `getmembers`, `getnames`,
-`getmember`), `extract` and `extractall` into a folder. The archive is
+`getmember`), `extract` and `extractall` into a folder; `fileobj=` a
+stream backed by a file (`requests.get(url).raw`). The archive is
 read in Rust (`runtime/io/tar.rs`: ustar, GNU long names, PAX paths;
 files and folders, links refused) and unpacked as Python's `data` filter
 allows (no member outside the folder). Writing archives is not here."""
@@ -58,8 +59,13 @@ class TarInfo:
 
 class TarFile:
     def __init__(self, name=None, mode="r", fileobj=None):
-        if fileobj is not None:
-            raise NotImplementedError("cudash's tarfile opens a file by its name, not a file object")
+        if name is None and fileobj is not None:
+            # A stream whose body is a file (`requests.get(url).raw`, a
+            # file `open()` gave): the archive is that file.
+            name = getattr(fileobj, "name", None)
+            if not isinstance(name, str) or not os.path.isfile(name):
+                raise NotImplementedError("cudash's tarfile reads a file object backed by a file (with a `name`), "
+                                          "or opens a file by its name")
         if mode not in ("r", "r:*", "r:", "r:gz"):
             raise NotImplementedError(f"cudash's tarfile reads archives (mode 'r'), not mode {mode!r}")
         self.name = os.path.abspath(os.fspath(name))
