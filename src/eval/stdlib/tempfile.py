@@ -1,9 +1,13 @@
 """Python's tempfile, the part programs reach for (written for cudash):
 `gettempdir`, `mkdtemp`, `mkstemp`-free `TemporaryDirectory`."""
 import os
-import random
+import time
 
 _CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+# Names are drawn apart from `random`'s generator (CPython's tempfile has
+# a `Random` of its own), so a seeded program draws the same numbers
+# whether or not it makes a temporary file.
+_made = [0]
 
 
 def gettempdir():
@@ -15,7 +19,13 @@ def gettempdir():
 
 
 def _name(prefix, suffix):
-    return prefix + "".join(random.choice(_CHARS) for _ in range(8)) + suffix
+    _made[0] += 1
+    n = (int(time.time() * 1000003) * 31 + os.getpid() * 7919 + _made[0] * 104729) % (37 ** 8)
+    chars = []
+    for _ in range(8):
+        chars.append(_CHARS[n % 37])
+        n //= 37
+    return prefix + "".join(chars) + suffix
 
 
 def mkdtemp(suffix=None, prefix=None, dir=None):
