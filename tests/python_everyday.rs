@@ -5823,3 +5823,55 @@ print(type(g()), type(torch.ones(1).shape).__name__, type(torch.float32), type([
         ]
     );
 }
+
+#[test]
+fn enumerated_files_sizes_by_keyword_and_arrays_as_tensor_data() {
+    // `for k, line in enumerate(f)` counts a file's lines (it gave none:
+    // the file was read once to count and again to iterate); factories
+    // take `size=`; `torch.tensor(a)` copies a NumPy array in its dtype,
+    // `torch.as_tensor(a)` shares it; `tempfile.mkdtemp()` leaves
+    // `random`'s generator alone, as CPython's (its own `Random`).
+    let out = python_printed(
+        "enumerate_files",
+        r#"import random, tempfile, os
+import numpy as np
+import torch
+lines = os.path.join(tempfile.mkdtemp(), 'lines.txt')
+with open(lines, 'w') as f:
+    f.write('a\nb\nc\n')
+with open(lines) as f:
+    print([(k, line.strip()) for k, line in enumerate(f)])
+with open(lines) as f:
+    for k, line in enumerate(f, 1):
+        if k == 2:
+            print(k, line.strip())
+print(torch.empty(size=(2, 3)).shape, torch.zeros(size=(2,)).tolist(), torch.ones(size=[1, 2]).shape, torch.randn(size=(3,)).shape)
+a = np.array([[1, 2], [3, 4]], dtype=np.int32)
+t = torch.tensor(a)
+print(t.dtype, t.tolist(), torch.tensor(np.arange(3.0)).dtype, torch.LongTensor(np.array([1, 2])).tolist(), torch.FloatTensor(a).dtype)
+u = torch.as_tensor(a)
+a[0, 0] = 9
+print(t[0, 0].item(), u[0, 0].item(), torch.tensor(a.T).tolist())
+try:
+    torch.tensor(np.array(['a']))
+except TypeError as e:
+    print('TypeError', str(e)[:45])
+random.seed(3)
+d = tempfile.mkdtemp()
+print(random.random(), os.path.isdir(d))
+"#,
+    );
+    // As Python 3.11, NumPy 2 and PyTorch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            r#"[(0, 'a'), (1, 'b'), (2, 'c')]"#,
+            r#"2 b"#,
+            r#"torch.Size([2, 3]) [0.0, 0.0] torch.Size([1, 2]) torch.Size([3])"#,
+            r#"torch.int32 [[1, 2], [3, 4]] torch.float64 [1, 2] torch.float32"#,
+            r#"1 9 [[9, 3], [2, 4]]"#,
+            r#"TypeError can't convert np.ndarray of type numpy.str_. "#,
+            r#"0.23796462709189137 True"#,
+        ]
+    );
+}

@@ -201,7 +201,12 @@ def _astype_strings(a, d):
         return _wrap(a._t.clone(), a._d)
     if d.kind == "U":
         cells = _cells(a)[0] if a.size else []
-        return _strings_array(cells, a.shape)
+        out = _strings_array(cells, a.shape)
+        # NumPy's width is the longest text any element of the dtype has.
+        width = {"int64": 21, "int32": 11, "uint8": 3, "uint16": 5, "bool": 5}.get(a._d.name, 32)
+        out._d.name = f"<U{width}"
+        out._d.itemsize = 4 * width
+        return out
     strings = [a._d._strings[p] for p in flat]
     if d.kind == "f":
         values = [float(s) for s in strings]

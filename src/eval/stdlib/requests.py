@@ -81,8 +81,9 @@ class Response:
         self.raw.close()
 
     def raise_for_status(self):
-        if not self.ok:
-            raise HTTPError(f"{self.status_code} Error: {self.reason} for url: {self.url}")
+        if 400 <= self.status_code < 600:
+            side = "Client" if self.status_code < 500 else "Server"
+            raise HTTPError(f"{self.status_code} {side} Error: {self.reason} for url: {self.url}")
 
     @property
     def text(self):
@@ -115,5 +116,22 @@ def get(url, params=None, stream=False, timeout=None, headers=None, allow_redire
     try:
         _cudash.download(url, path)
     except RuntimeError as e:
-        raise ConnectionError(str(e)) from None
+        # An HTTP error is a response (`r.ok` False, `raise_for_status()`
+        # raises); a server that does not answer is a ConnectionError.
+        said = str(e)
+        if "returned error: " not in said:
+            raise ConnectionError(said) from None
+        code = int(said.split("returned error: ")[1].split()[0].strip(">"))
+        with open(path, "w") as f:
+            f.write("")
+        r = Response(url, path)
+        r.status_code = code
+        r.ok = False
+        r.reason = _REASONS.get(code, "")
+        return r
     return Response(url, path)
+
+
+_REASONS = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+            405: "Method Not Allowed", 429: "Too Many Requests", 500: "Internal Server Error",
+            502: "Bad Gateway", 503: "Service Unavailable"}
