@@ -1022,6 +1022,7 @@ def _cells(a):
     values = a._t.reshape(-1).tolist()
     if a._d.kind == "U":
         return [repr(a._d._strings[p]) for p in values], False
+    if a._d.kind == "b":
         return [("True" if v else "False") for v in values], False
     if a._d.kind in "iu":
         return [str(int(v)) for v in values], False
