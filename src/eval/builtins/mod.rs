@@ -662,6 +662,17 @@ fn handler(name: &str) -> Option<Handler> {
     BUILTINS.iter().find(|(n, _)| *n == name).map(|(_, h)| *h)
 }
 
+/// `torch.sparse_coo_tensor(indices, values, size, ...)`.
+fn sparse_coo_tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    me.sparse_coo_tensor(b)
+}
+
+/// `torch.sparse.sum(input)` of a dense tensor: its sum, as
+/// `torch.sum` (a sparse input is taken by `sparse_builtin`).
+fn sparse_sum(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    math::reduce(me, "sum", b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::docs::{Kind, DOCS};
@@ -681,15 +692,4 @@ mod tests {
             );
         }
     }
-}
-
-/// `torch.sparse_coo_tensor(indices, values, size, ...)`.
-fn sparse_coo_tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    me.sparse_coo_tensor(b)
-}
-
-/// `torch.sparse.sum(input)` of a dense tensor: its sum, as
-/// `torch.sum` (a sparse input is taken by `sparse_builtin`).
-fn sparse_sum(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    math::reduce(me, "sum", b)
 }
