@@ -1142,8 +1142,14 @@ impl Value {
     /// or a dict's, at any depth.
     pub fn each_tensor(&self, f: &mut dyn FnMut(&Tensor)) {
         self.any_inside(&mut |v| {
-            if let Value::Tensor(t) = v {
-                f(t);
+            match v {
+                Value::Tensor(t) => f(t),
+                // A sparse tensor's two tensors.
+                Value::Sparse(s) => {
+                    f(&s.indices);
+                    f(&s.values);
+                }
+                _ => {}
             }
             false
         });
