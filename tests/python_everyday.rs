@@ -5875,3 +5875,111 @@ print(random.random(), os.path.isdir(d))
         ]
     );
 }
+
+#[test]
+fn argparse_subcommands_as_python() {
+    // `add_subparsers` / `add_parser` as fast_neural_style's command line
+    // writes them: the command's dest, each command's own options, the
+    // usage and help with the commands, argparse's errors (an unknown
+    // command, a command's missing option under its own prog, an unknown
+    // word reported by the main parser), `required=True`, aliases; a
+    // parser's `prog`; `SystemExit.code`.
+    let (out, err, ok) = common::script_streams(
+        "subcommands",
+        r#"import argparse, sys
+p = argparse.ArgumentParser(prog="neural_style.py", description="parser for fast-neural-style")
+p.add_argument("--verbose", action="store_true")
+sub = p.add_subparsers(title="subcommands", dest="subcommand")
+t = sub.add_parser("train", help="parser for training arguments")
+t.add_argument("--epochs", type=int, default=2, help="number of training epochs, default is 2")
+t.add_argument("--dataset", type=str, required=True)
+e = sub.add_parser("eval", help="parser for evaluation/stylizing arguments")
+e.add_argument("--content-image", type=str, required=True)
+e.add_argument("--accel", action="store_true")
+print(t.prog, e.prog)
+print(vars(p.parse_args(["train", "--dataset", "d", "--epochs", "3"])))
+print(vars(p.parse_args(["--verbose", "eval", "--content-image", "x.jpg", "--accel"])))
+print(vars(p.parse_args([])))
+print(p.format_usage(), end="")
+print(p.format_help())
+print(t.format_help())
+for argv in [["bogus"], ["train"], ["train", "--dataset", "d", "--nope"]]:
+    try:
+        p.parse_args(argv)
+    except SystemExit as x:
+        print("exit", x.code)
+p2 = argparse.ArgumentParser(prog="m.py")
+s2 = p2.add_subparsers(dest="cmd", required=True, help="what to do")
+s2.add_parser("a")
+s2.add_parser("b", aliases=["bb"])
+print(p2.format_help())
+try:
+    p2.parse_args([])
+except SystemExit as x:
+    print("exit", x.code)
+print(vars(p2.parse_args(["bb"])))
+p3 = argparse.ArgumentParser(prog="n.py")
+s3 = p3.add_subparsers()
+s3.add_parser("go")
+print(vars(p3.parse_args(["go"])), p3.format_usage(), end="")
+"#,
+    );
+    assert!(ok, "{err}");
+    // As Python 3.11 printed them: on stdout, and argparse's errors on stderr.
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            r#"neural_style.py train neural_style.py eval"#,
+            r#"{'verbose': False, 'subcommand': 'train', 'epochs': 3, 'dataset': 'd'}"#,
+            r#"{'verbose': True, 'subcommand': 'eval', 'content_image': 'x.jpg', 'accel': True}"#,
+            r#"{'verbose': False, 'subcommand': None}"#,
+            r#"usage: neural_style.py [-h] [--verbose] {train,eval} ..."#,
+            r#"usage: neural_style.py [-h] [--verbose] {train,eval} ..."#,
+            r#""#,
+            r#"parser for fast-neural-style"#,
+            r#""#,
+            r#"options:"#,
+            r#"  -h, --help    show this help message and exit"#,
+            r#"  --verbose"#,
+            r#""#,
+            r#"subcommands:"#,
+            r#"  {train,eval}"#,
+            r#"    train       parser for training arguments"#,
+            r#"    eval        parser for evaluation/stylizing arguments"#,
+            r#""#,
+            r#"usage: neural_style.py train [-h] [--epochs EPOCHS] --dataset DATASET"#,
+            r#""#,
+            r#"options:"#,
+            r#"  -h, --help         show this help message and exit"#,
+            r#"  --epochs EPOCHS    number of training epochs, default is 2"#,
+            r#"  --dataset DATASET"#,
+            r#""#,
+            r#"exit 2"#,
+            r#"exit 2"#,
+            r#"exit 2"#,
+            r#"usage: m.py [-h] {a,b,bb} ..."#,
+            r#""#,
+            r#"positional arguments:"#,
+            r#"  {a,b,bb}    what to do"#,
+            r#""#,
+            r#"options:"#,
+            r#"  -h, --help  show this help message and exit"#,
+            r#""#,
+            r#"exit 2"#,
+            r#"{'cmd': 'bb'}"#,
+            r#"{} usage: n.py [-h] {go} ..."#,
+        ]
+    );
+    assert_eq!(
+        err,
+        r#"usage: neural_style.py [-h] [--verbose] {train,eval} ...
+neural_style.py: error: argument subcommand: invalid choice: 'bogus' (choose from 'train', 'eval')
+usage: neural_style.py train [-h] [--epochs EPOCHS] --dataset DATASET
+neural_style.py train: error: the following arguments are required: --dataset
+usage: neural_style.py [-h] [--verbose] {train,eval} ...
+neural_style.py: error: unrecognized arguments: --nope
+usage: m.py [-h] {a,b,bb} ...
+m.py: error: the following arguments are required: cmd
+"#
+    );
+}

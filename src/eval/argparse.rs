@@ -138,6 +138,65 @@ impl<V> Action<V> {
     }
 }
 
+/// `parser.add_subparsers(title=..., dest=...)`: a positional naming a
+/// command, and each command's own parser (`subparsers.add_parser("train")`);
+/// the words after the command are that parser's.
+#[derive(Debug, Clone)]
+pub struct Subcommands<V> {
+    pub dest: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub help: Option<String>,
+    pub metavar: Option<String>,
+    pub required: bool,
+    pub commands: Vec<Command<V>>,
+}
+
+/// One `add_parser(name, aliases=[...], help=...)`.
+#[derive(Debug, Clone)]
+pub struct Command<V> {
+    pub name: String,
+    pub aliases: Vec<String>,
+    pub help: Option<String>,
+    pub parser: std::sync::Arc<std::sync::Mutex<ArgumentParser<V>>>,
+}
+
+impl<V> Subcommands<V> {
+    /// Every name a command answers to, aliases after each name.
+    fn names(&self) -> Vec<&str> {
+        self.commands
+            .iter()
+            .flat_map(|c| {
+                std::iter::once(c.name.as_str()).chain(c.aliases.iter().map(String::as_str))
+            })
+            .collect()
+    }
+
+    /// `{train,eval}`, or the metavar.
+    fn metavar_text(&self) -> String {
+        match &self.metavar {
+            Some(m) => m.clone(),
+            None => format!("{{{}}}", self.names().join(",")),
+        }
+    }
+
+    /// What errors call it: the metavar, the dest, or the choices.
+    fn display_name(&self) -> String {
+        match (&self.metavar, &self.dest) {
+            (Some(m), _) => m.clone(),
+            (None, Some(d)) => d.clone(),
+            (None, None) => self.metavar_text(),
+        }
+    }
+
+    /// The command a word names (by name or alias).
+    pub fn find(&self, word: &str) -> Option<usize> {
+        self.commands
+            .iter()
+            .position(|c| c.name == word || c.aliases.iter().any(|a| a == word))
+    }
+}
+
 /// `argparse.ArgumentParser(...)`.
 #[derive(Debug, Clone)]
 pub struct ArgumentParser<V> {
@@ -150,6 +209,11 @@ pub struct ArgumentParser<V> {
     /// `formatter_class=ArgumentDefaultsHelpFormatter`: each help ends
     /// with its default.
     pub show_defaults: bool,
+    /// `add_subparsers(...)`: the commands, if any.
+    pub subcommands: Option<Subcommands<V>>,
+    /// Set on what `add_subparsers` gives (argparse's
+    /// `_SubParsersAction`): the parser whose commands `add_parser` adds to.
+    pub commands_of: Option<std::sync::Arc<std::sync::Mutex<ArgumentParser<V>>>>,
 }
 
 /// What parsing the command line found: each action's texts, in the
@@ -162,6 +226,9 @@ pub struct Parsed {
     pub extras: Vec<String>,
     /// `-h` was given.
     pub help: bool,
+    /// The command named (its index among the subcommands) and the words
+    /// after it, which are its parser's.
+    pub command: Option<(usize, Vec<String>)>,
 }
 
 /// The width argparse formats to: the terminal's columns (80 when there is
@@ -191,6 +258,8 @@ impl<V: Clone> ArgumentParser<V> {
             actions: vec![help],
             defaults: Vec::new(),
             show_defaults: false,
+            subcommands: None,
+            commands_of: None,
         }
     }
 
@@ -239,9 +308,28 @@ impl<V: Clone> ArgumentParser<V> {
         let mut positionals: Vec<String> = Vec::new();
         let mut k = 0;
         let mut only_positionals = false;
+        let own_positionals = self.actions.iter().filter(|a| a.positional()).count();
         while k < argv.len() {
             let word = &argv[k];
             k += 1;
+            // The command, once this parser's own positionals have their
+            // words: it and every word after it are the command's.
+            if let Some(sub) = &self.subcommands {
+                let is_word = only_positionals || !Self::is_flag(word);
+                if is_word && positionals.len() >= own_positionals {
+                    let Some(c) = sub.find(word) else {
+                        let names: Vec<String> =
+                            sub.names().iter().map(|n| format!("'{n}'")).collect();
+                        return Err(format!(
+                            "argument {}: invalid choice: '{word}' (choose from {})",
+                            sub.display_name(),
+                            names.join(", ")
+                        ));
+                    };
+                    parsed.command = Some((c, argv[k..].to_vec()));
+                    break;
+                }
+            }
             if only_positionals || !Self::is_flag(word) {
                 positionals.push(word.clone());
                 continue;
@@ -352,6 +440,12 @@ impl<V: Clone> ArgumentParser<V> {
                             )))
             })
             .map(|(_, a)| a.display_name())
+            .chain(
+                self.subcommands
+                    .iter()
+                    .filter(|s| s.required && parsed.command.is_none())
+                    .map(|s| s.display_name()),
+            )
             .collect();
         if !missing.is_empty() {
             return Err(format!(
@@ -408,6 +502,11 @@ impl<V: Clone> ArgumentParser<V> {
             .iter()
             .filter(|a| a.positional())
             .map(|a| a.usage_part(text))
+            .chain(
+                self.subcommands
+                    .iter()
+                    .map(|s| format!("{} ...", s.metavar_text())),
+            )
             .collect();
         let all: Vec<&str> = std::iter::once(self.prog.as_str())
             .chain(opts.iter().map(String::as_str))
@@ -467,10 +566,17 @@ impl<V: Clone> ArgumentParser<V> {
             out.push_str(&wrap(d, WIDTH, "").join("\n"));
             out.push('\n');
         }
+        // The commands' lines count too: `{train,eval}` indented 2, each
+        // command with a help indented 4.
+        let commands = self.subcommands.iter().flat_map(|s| {
+            let listed = s.commands.iter().filter(|c| c.help.is_some());
+            std::iter::once(s.metavar_text().len() + 2).chain(listed.map(|c| c.name.len() + 4))
+        });
         let longest = self
             .actions
             .iter()
             .map(|a| a.invocation(text).len() + 2)
+            .chain(commands)
             .max()
             .unwrap_or(0);
         let help_at = (longest + 2).min(24);
@@ -503,10 +609,52 @@ impl<V: Clone> ArgumentParser<V> {
                 }
             }
         };
-        let pos = self.actions.iter().filter(|a| a.positional()).collect();
+        // The commands as argparse lists them: `{train,eval}` with the
+        // action's help, then each command that has a help, indented.
+        let command_lines = |s: &Subcommands<V>| {
+            let mut lines = String::new();
+            let mut line = |indent: usize, inv: &str, help: Option<&str>| {
+                let width = help_at - indent - 2;
+                match help {
+                    Some(h) if inv.len() <= width => {
+                        lines.push_str(&format!("{}{inv:<width$}  {h}\n", " ".repeat(indent)))
+                    }
+                    Some(h) => lines.push_str(&format!(
+                        "{}{inv}\n{}{h}\n",
+                        " ".repeat(indent),
+                        " ".repeat(help_at)
+                    )),
+                    None => lines.push_str(&format!("{}{inv}\n", " ".repeat(indent))),
+                }
+            };
+            line(2, &s.metavar_text(), s.help.as_deref());
+            for c in s.commands.iter().filter(|c| c.help.is_some()) {
+                line(4, &c.name, c.help.as_deref());
+            }
+            lines
+        };
+        let untitled = self
+            .subcommands
+            .as_ref()
+            .filter(|s| s.title.is_none() && s.description.is_none());
+        let pos: Vec<&Action<V>> = self.actions.iter().filter(|a| a.positional()).collect();
+        if untitled.is_some() && pos.is_empty() {
+            out.push_str("\npositional arguments:\n");
+        }
         section("positional arguments", pos, &mut out);
+        if let Some(s) = untitled {
+            out.push_str(&command_lines(s));
+        }
         let opts = self.actions.iter().filter(|a| !a.positional()).collect();
         section("options", opts, &mut out);
+        if let Some(s) = self.subcommands.as_ref().filter(|_| untitled.is_none()) {
+            let title = s.title.as_deref().unwrap_or("subcommands");
+            out.push_str(&format!("\n{title}:\n"));
+            if let Some(d) = &s.description {
+                out.push_str(&format!("  {d}\n\n"));
+            }
+            out.push_str(&command_lines(s));
+        }
         if let Some(e) = &self.epilog {
             out.push('\n');
             out.push_str(&wrap(e, WIDTH, "").join("\n"));

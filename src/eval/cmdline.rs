@@ -55,7 +55,43 @@ pub(super) fn argument_parser(_: &mut Interp, _: &'static str, b: &Bound) -> Out
 
 /// `parser.add_argument(...)`, `parser.parse_args()` and the others.
 pub(super) fn method(me: &mut Interp, name: &'static str, p: &Parser, b: &Bound) -> Out {
+    // What `add_subparsers` gave has `add_parser` and nothing else; a
+    // parser has everything else.
+    let commands_of = lock(p).commands_of.clone();
+    match (&commands_of, name) {
+        (Some(main), "add_parser") => return add_parser(main, b),
+        (None, "add_parser") | (Some(_), _) => {
+            let class = match commands_of {
+                Some(_) => "_SubParsersAction",
+                None => "ArgumentParser",
+            };
+            return Err(Error::Attribute {
+                message: format!("'{class}' object has no attribute '{name}'"),
+                help: None,
+            }
+            .at(b.span));
+        }
+        _ => {}
+    }
     match name {
+        "add_subparsers" => {
+            let mut main = lock(p);
+            if main.subcommands.is_some() {
+                return Err(Error::value("cannot have multiple subparser arguments").at(b.span));
+            }
+            main.subcommands = Some(argparse::Subcommands {
+                dest: b.str("dest")?,
+                title: b.str("title")?,
+                description: b.str("description")?,
+                help: b.str("help")?,
+                metavar: b.str("metavar")?,
+                required: b.bool("required", false)?,
+                commands: Vec::new(),
+            });
+            let mut action = ArgumentParser::new(main.prog.clone(), None, None, Value::None);
+            action.commands_of = Some(Arc::clone(p));
+            Ok(Value::ArgParser(Arc::new(Mutex::new(action))))
+        }
         "add_argument" => {
             let a = action(me, b)?;
             let mut p = lock(p);
@@ -111,6 +147,42 @@ pub(super) fn method(me: &mut Interp, name: &'static str, p: &Parser, b: &Bound)
         }
         other => Err(Error::value(format!("internal error: `{other}` has no handler")).at(b.span)),
     }
+}
+
+/// `subparsers.add_parser(name, help=..., aliases=[...], description=...)`:
+/// a new parser for the command, its prog the main one's and the name.
+fn add_parser(main: &Parser, b: &Bound) -> Out {
+    let name = b
+        .str("name")?
+        .ok_or_else(|| Error::value("add_parser() needs the command's name").at(b.span))?;
+    let aliases = match b.given("aliases") {
+        None | Some((Value::None, _)) => Vec::new(),
+        Some((v, span)) => strings(v).map_err(|e| e.at(*span))?,
+    };
+    let mut main = lock(main);
+    let prog = format!("{} {name}", main.prog);
+    let mut parser =
+        ArgumentParser::new(prog, b.str("description")?, b.str("epilog")?, Value::None);
+    if !b.bool("add_help", true)? {
+        parser.actions.clear();
+    }
+    let parser = Arc::new(Mutex::new(parser));
+    let Some(sub) = main.subcommands.as_mut() else {
+        return Err(Error::value("internal error: add_parser without add_subparsers").at(b.span));
+    };
+    if let Some(taken) = std::iter::once(&name)
+        .chain(&aliases)
+        .find(|n| sub.find(n).is_some())
+    {
+        return Err(Error::value(format!("conflicting subparser: {taken}")).at(b.span));
+    }
+    sub.commands.push(argparse::Command {
+        name,
+        aliases,
+        help: b.str("help")?,
+        parser: Arc::clone(&parser),
+    });
+    Ok(Value::ArgParser(parser))
 }
 
 /// `print_help()` writes the text (and gives None); `format_help()` gives it.
@@ -343,12 +415,46 @@ fn parse(
         };
         ns.set(&a.dest, v);
     }
+    let mut extras = parsed.extras;
+    if let Some(sub) = &p.subcommands {
+        let command = parsed
+            .command
+            .as_ref()
+            .map(|(c, rest)| (&sub.commands[*c], rest));
+        if let Some(dest) = &sub.dest {
+            let named = argv
+                .len()
+                .checked_sub(command.map_or(0, |(_, rest)| rest.len() + 1))
+                .and_then(|at| argv.get(at))
+                .filter(|_| command.is_some());
+            ns.set(
+                dest,
+                named.map_or(Value::None, |w| Value::Str(Arc::new(w.clone()))),
+            );
+        }
+        // The command's own parser reads the words after it; what it does
+        // not know is this parser's error, as argparse reports it.
+        if let Some((c, rest)) = command {
+            let sub_parser = lock(&c.parser).clone();
+            let (sub_ns, sub_extras) = parse(me, &sub_parser, rest, true, span)?;
+            if let Value::Object(o) = &sub_ns {
+                for (k, v) in o.attrs_dict().items().iter() {
+                    ns.set(&super::format::str_of(&k.value()), v.clone());
+                }
+            }
+            extras.extend(sub_extras);
+            if !known && !extras.is_empty() {
+                let msg = format!("unrecognized arguments: {}", extras.join(" "));
+                return Err(fail(me, p, &msg, span));
+            }
+        }
+    }
     for (k, v) in &p.defaults {
         if !ns.has(k) {
             ns.set(k, v.clone());
         }
     }
-    Ok((Value::Object(Arc::new(ns)), parsed.extras))
+    Ok((Value::Object(Arc::new(ns)), extras))
 }
 
 /// One occurrence's texts as the argument's value: one value, or a list

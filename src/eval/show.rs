@@ -155,6 +155,14 @@ pub fn repr(v: &Value) -> String {
         Value::OwnModule(m) => format!("<module '{}' from '{}'>", m.name, m.path.display()),
         Value::ArgParser(p) => {
             let p = crate::runtime::lock::lock(p);
+            if let Some(main) = &p.commands_of {
+                let main = crate::runtime::lock::lock(main);
+                let dest = main.subcommands.as_ref().and_then(|s| s.dest.clone());
+                return format!(
+                    "_SubParsersAction(option_strings=[], dest={}, nargs='A...')",
+                    dest.map_or("'==SUPPRESS=='".into(), |d| format!("'{d}'"))
+                );
+            }
             format!(
                 "ArgumentParser(prog={:?}, description={})",
                 p.prog,

@@ -569,6 +569,8 @@ static MEMBERS: &[(&str, Member)] = {
         ("load_state_dict", ScalerMethod(super::amp::method)),
         ("is_enabled", ScalerMethod(super::amp::method)),
         ("add_argument", ParserMethod(super::cmdline::method)),
+        ("add_subparsers", ParserMethod(super::cmdline::method)),
+        ("add_parser", ParserMethod(super::cmdline::method)),
         ("parse_args", ParserMethod(super::cmdline::method)),
         ("parse_known_args", ParserMethod(super::cmdline::method)),
         ("print_help", ParserMethod(super::cmdline::method)),
@@ -843,6 +845,16 @@ impl Interp {
         if let (Value::Tensor(_), "layout") = (recv, name) {
             return self.layout("strided", span);
         }
+        // A parser's `prog`, `description` and `epilog`.
+        if let (Value::ArgParser(p), "prog" | "description" | "epilog") = (recv, name) {
+            let p = crate::runtime::lock::lock(p);
+            let text = match name {
+                "prog" => Some(p.prog.clone()),
+                "description" => p.description.clone(),
+                _ => p.epilog.clone(),
+            };
+            return Ok(text.map_or(Value::None, |t| Value::Str(Arc::new(t))));
+        }
         if let Value::Dataset(ds) = recv {
             return super::subset::dataset_attr(ds, name).map_err(|e| e.at(span));
         }
@@ -853,6 +865,16 @@ impl Interp {
         // `e.args`: what an exception was made with.
         if let (Value::Exception(x), "args") = (recv, name) {
             return Ok(Value::List(Arc::new(x.args.clone())));
+        }
+        // `SystemExit.code`: its one argument, none without, else the tuple.
+        if let (Value::Exception(x), "code") = (recv, name) {
+            if x.class.name == "SystemExit" {
+                return Ok(match x.args.as_slice() {
+                    [] => Value::None,
+                    [one] => one.clone(),
+                    many => Value::List(Arc::new(many.to_vec())),
+                });
+            }
         }
         // `type(x).__name__`, `int.__name__`.
         match (recv, name) {
