@@ -5983,3 +5983,33 @@ m.py: error: the following arguments are required: cmd
 "#
     );
 }
+
+#[test]
+fn ctime_replace_counts_and_torch_save_under_any_name() {
+    // fast_neural_style's log line (`time.ctime()`), `str.replace`'s
+    // count (it replaced every one), and its `torch.save(state_dict,
+    // "epoch_2_....model")`: PyTorch's format whatever the file's name.
+    let out = python_printed(
+        "ctime",
+        r#"import os, tempfile, time
+import torch
+t = 1e9
+print(time.ctime(t) == time.strftime('%a %b %d %H:%M:%S %Y', time.localtime(t)).replace(' 0', '  ', 1), len(time.ctime()), time.asctime(time.localtime(t)) == time.ctime(t))
+s = 'Sun Sep 09 01:46:40 2001'
+print(repr(s.replace(' 0', '  ', 1)), repr(s.replace(' 0', '  ')), 'aaa'.replace('a', 'b', 2), 'aaa'.replace('a', 'b', -1), 'aaa'.replace('a', 'b', 0))
+path = os.path.join(tempfile.mkdtemp(), 'epoch_2_100000.0.model')
+torch.save(torch.nn.Linear(2, 1).state_dict(), path)
+sd = torch.load(path)
+print(type(sd).__name__, list(sd.keys()), sd['weight'].shape)
+"#,
+    );
+    // As Python 3.11 and PyTorch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            "True 24 True",
+            "'Sun Sep  9 01:46:40 2001' 'Sun Sep  9  1:46:40 2001' bba bbb aaa",
+            "OrderedDict ['weight', 'bias'] torch.Size([1, 2])",
+        ]
+    );
+}

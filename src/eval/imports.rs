@@ -791,6 +791,10 @@ static NATIVES: &[Native] = &[
     Native {
         name: "time.strftime",
     },
+    Native { name: "time.ctime" },
+    Native {
+        name: "time.asctime",
+    },
     Native { name: "gc.collect" },
     Native {
         name: "time.perf_counter",
@@ -2180,6 +2184,25 @@ impl Interp {
                 };
                 let fields = super::localtime::localtime(secs);
                 Value::List(Arc::new(fields.iter().map(|&f| Value::Int(f)).collect()))
+            }
+            // `time.ctime(secs=None)`, `time.asctime(t=None)`: C's
+            // `asctime` form, `Fri Dec  4 06:48:05 2026`.
+            "time.ctime" | "time.asctime" => {
+                let fields = match (f.name, args.first().map(|a| &a.value)) {
+                    (_, None | Some(Value::None)) => super::localtime::localtime(now()),
+                    ("time.ctime", Some(_)) => super::localtime::localtime(number(0)?),
+                    (_, Some(v)) => struct_time(v).ok_or_else(|| {
+                        Error::wrong_type(
+                            "the time of asctime",
+                            "a struct_time (nine ints, as time.localtime() gives)",
+                            v.type_name(),
+                        )
+                        .at(args[0].span)
+                    })?,
+                };
+                let text = super::localtime::strftime("%a %b %e %H:%M:%S %Y", &fields)
+                    .ok_or_else(|| Error::value("asctime() could not write the time").at(span))?;
+                Value::Str(Arc::new(text))
             }
             "time.strftime" => {
                 let Some(Value::Str(format)) = args.first().map(|a| &a.value) else {

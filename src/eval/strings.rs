@@ -449,9 +449,30 @@ impl Interp {
                     _ => str_arg(0).map(|p| Value::bool(test(&p))),
                 }
             }
-            "replace" => {
-                str_arg(0).and_then(|a| str_arg(1).map(|b| Value::Str(Arc::new(s.replace(&a, &b)))))
-            }
+            // `s.replace(old, new, count=-1)`: at most `count` replaced
+            // (every one when negative), from the left.
+            "replace" => str_arg(0).and_then(|a| {
+                str_arg(1).and_then(|b| {
+                    let count = args
+                        .iter()
+                        .find(|x| x.keyword.as_ref().is_some_and(|n| n.name == "count"))
+                        .or_else(|| args.iter().filter(|x| x.keyword.is_none()).nth(2))
+                        .map(|x| &x.value);
+                    let replaced = match count {
+                        None => s.replace(&a, &b),
+                        Some(Value::Int(n)) if *n < 0 => s.replace(&a, &b),
+                        Some(Value::Int(n)) => s.replacen(&a, &b, *n as usize),
+                        Some(other) => {
+                            return Err(Error::wrong_type(
+                                "the count of `str.replace`",
+                                "an int",
+                                other.type_name(),
+                            ))
+                        }
+                    };
+                    Ok(Value::Str(Arc::new(replaced)))
+                })
+            }),
             // `s.split(sep=None, maxsplit=-1)`, `s.rsplit(...)`: as Python's,
             // runs of whitespace without `sep`, at most `maxsplit` cuts
             // (from the right for rsplit).

@@ -108,9 +108,12 @@ pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         io::save_torch(&saved, Path::new(&path)).map_err(|e| e.at(b.span))?;
         return Ok(Value::None);
     }
-    // torch.save's format: any value a checkpoint holds.
+    // torch.save's format: any value a checkpoint holds. A Python
+    // program's `torch.save` writes it whatever the name
+    // (fast_neural_style's `epoch_2_....model`), but .npy and .safetensors.
     if let (Some((v, span)), Some((Value::Str(path), _))) = (b.get("tensor"), b.get("path")) {
-        if checkpoint::is_torch_name(path) {
+        let other = [".npy", ".safetensors"].iter().any(|e| path.ends_with(e));
+        if checkpoint::is_torch_name(path) || (me.python_program() && !other) {
             let saved = checkpoint::to_pickled(me, v, *span)?;
             io::save_torch(&saved, Path::new(path.as_str())).map_err(|e| e.at(b.span))?;
             return Ok(Value::None);
