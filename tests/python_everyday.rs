@@ -6013,3 +6013,73 @@ print(type(sd).__name__, list(sd.keys()), sd['weight'].shape)
         ]
     );
 }
+
+#[test]
+fn unary_plus_as_python() {
+    // `+x`: a number itself (`+True` is 1), a tensor itself (`+x is x`,
+    // PyTorch's error for a bool tensor), an instance's `__pos__`.
+    let out = python_printed(
+        "unary_plus",
+        r#"import torch
+x = torch.ones(2, requires_grad=True)
+y = +x
+print(y is x, y.grad_fn, +True, +2.5, (+torch.tensor([1, 2])).tolist(), -+3, +-3, 2 + +3, [+1, +2.0])
+try:
+    +torch.tensor([True])
+except RuntimeError as e:
+    print(e)
+class A:
+    def __pos__(self):
+        return 'pos'
+print(+A())
+"#,
+    );
+    // As Python 3.11 and PyTorch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            r#"True None 1 2.5 [1, 2] -3 -3 5 [1, 2.0]"#,
+            r#"The `+` operator, on a bool tensor is not supported."#,
+            r#"pos"#,
+        ]
+    );
+}
+
+#[test]
+fn strided_tensors_draw_in_memory_order_as_pytorch() {
+    // `normal_`, `uniform_` and `exponential_` of a transposed, sliced or
+    // permuted tensor: PyTorch's CPU kernels walk its memory in order
+    // (TensorIterator's order, largest stride outside), so cudash draws
+    // each number for the element that memory holds next (it drew them in
+    // the tensor's own order, another assignment of the same numbers).
+    let out = python_printed(
+        "memory_order",
+        r#"import torch
+torch.manual_seed(0)
+e = torch.empty(6, 4).t().normal_()
+print(e.tolist()[0][:3], e.contiguous().sum().item())
+u = torch.empty(5, 7)[:, 1:6].t().uniform_(-1, 2)
+print(u.tolist()[1])
+x = torch.empty(4, 6)[::2].exponential_()
+print(x.tolist())
+y = torch.empty(8, 3).t().normal_(2, 3)
+print(y.tolist()[2])
+z = torch.empty(3, 1, 20).transpose(0, 2).normal_()
+print(z[4, 0].tolist())
+w = torch.empty(2, 3, 4).permute(2, 0, 1).uniform_()
+print(w[1].tolist())
+"#,
+    );
+    // As PyTorch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            r#"[1.5409960746765137, -1.0845223665237427, -0.7192575931549072] -2.899043083190918"#,
+            r#"[0.44587641954421997, 1.5057294368743896, -0.27487534284591675, 1.323457956314087, 1.940291166305542]"#,
+            r#"[[0.37716609239578247, 0.7538052201271057, 0.737453818321228, 0.6883164644241333, 0.8073692321777344, 0.009937720373272896], [0.3947625458240509, 0.1850927621126175, 0.996379554271698, 0.023097192868590355, 0.6844741702079773, 0.519551157951355]]"#,
+            r#"[-1.1982731819152832, -0.9048734903335571, -0.8936370015144348, 8.625340461730957, 1.3281842470169067, -3.801710844039917, -0.11280030757188797, 0.8184927701950073]"#,
+            r#"[0.19216687977313995, 0.7778467535972595, -0.9795136451721191]"#,
+            r#"[[0.36027592420578003, 0.2634273171424866, 0.21940875053405762], [0.44311922788619995, 0.09583914279937744, 0.33237969875335693]]"#,
+        ]
+    );
+}

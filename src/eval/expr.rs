@@ -168,6 +168,7 @@ impl Interp {
                 self.begin_op("neg");
                 self.negate(v).map_err(|err| err.at(e.span))
             }
+            ExprKind::Pos(inner) => self.eval_pos(inner, d, e.span),
             ExprKind::Invert(inner) => {
                 let v = self.eval(inner, d)?;
                 self.begin_op("bitwise_not");
@@ -868,6 +869,30 @@ impl Interp {
             });
         }
         Ok(Lit::Node(kids, span))
+    }
+
+    /// `+x`: Python's: a number itself (`+True` is 1), a tensor itself
+    /// (`torch.positive`; PyTorch refuses a bool tensor), an instance's
+    /// `__pos__`.
+    fn eval_pos(&mut self, inner: &Expr, d: usize, span: Span) -> Result<Value, Diagnostic> {
+        let v = self.eval(inner, d)?;
+        if let Some(r) = self.unary_method(&v, "__pos__", span) {
+            return r;
+        }
+        match v {
+            Value::Bool(b) => Ok(Value::Int(b.get() as i64)),
+            Value::Int(_) | Value::Float(_) => Ok(v),
+            Value::Tensor(t) if t.dtype() == crate::runtime::DType::Bool => {
+                Err(Error::runtime("The `+` operator, on a bool tensor is not supported.").at(span))
+            }
+            Value::Tensor(_) | Value::Sparse(_) => Ok(v),
+            other => Err(Error::wrong_type(
+                "the operand of unary `+`",
+                "a number or a tensor",
+                other.type_name(),
+            )
+            .at(span)),
+        }
     }
 
     fn negate(&mut self, v: Value) -> Result<Value, Error> {

@@ -359,6 +359,9 @@ pub enum ExprKind {
     /// that takes the rest (`first, *rest = xs`).
     Starred(Box<Expr>),
     Neg(Box<Expr>),
+    /// `+x`: the number itself, the tensor itself (`torch.positive`), or
+    /// an instance's `__pos__`.
+    Pos(Box<Expr>),
     /// `~x`: bitwise not (logical not of bool).
     Invert(Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),

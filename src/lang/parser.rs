@@ -498,14 +498,15 @@ where
             prefix(
                 11,
                 select! {
-                    Token::P(Punct::Minus) => false,
-                    Token::P(Punct::Tilde) => true,
+                    Token::P(Punct::Minus) => Punct::Minus,
+                    Token::P(Punct::Tilde) => Punct::Tilde,
+                    Token::P(Punct::Plus) => Punct::Plus,
                 },
-                |invert: bool, rhs: Expr, e| Expr {
-                    kind: if invert {
-                        ExprKind::Invert(Box::new(rhs))
-                    } else {
-                        ExprKind::Neg(Box::new(rhs))
+                |op: Punct, rhs: Expr, e| Expr {
+                    kind: match op {
+                        Punct::Tilde => ExprKind::Invert(Box::new(rhs)),
+                        Punct::Plus => ExprKind::Pos(Box::new(rhs)),
+                        _ => ExprKind::Neg(Box::new(rhs)),
                     },
                     span: e.span(),
                 },

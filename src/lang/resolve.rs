@@ -414,6 +414,7 @@ fn expr_comprehensions(e: &Expr, out: &mut Vec<String>) {
             go(v);
         }),
         ExprKind::Neg(a)
+        | ExprKind::Pos(a)
         | ExprKind::Starred(a)
         | ExprKind::Invert(a)
         | ExprKind::Not(a)
@@ -664,6 +665,7 @@ fn expr(e: &mut Expr, locals: &Ctx) {
             expr(v, locals);
         }),
         ExprKind::Neg(a)
+        | ExprKind::Pos(a)
         | ExprKind::Starred(a)
         | ExprKind::Invert(a)
         | ExprKind::Not(a)

@@ -52,6 +52,19 @@ pub fn normal(
     }
 }
 
+/// `normal` of f32 where PyTorch fills blocks of 16 (a contiguous tensor
+/// of 16 elements or more): the floats themselves, with no f64 in between
+/// (a model's initialisation draws hundreds of millions). None otherwise.
+pub fn normal_f32(
+    g: &mut CpuGenerator,
+    n: usize,
+    dtype: DType,
+    (mean, std): (f64, f64),
+    contiguous: bool,
+) -> Option<Vec<f32>> {
+    (dtype == DType::F32 && n >= 16 && contiguous).then(|| fill_f32(g, n, mean as f32, std as f32))
+}
+
 /// The distributions PyTorch's CPU kernels draw one element at a time in
 /// double (`exponential_`, `geometric_`, `log_normal_`, `cauchy_`).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -377,9 +377,11 @@ impl Runtime {
         self.check_write(x)?;
         factory::check_random_of(x.dtype(), Distribution::Uniform)?;
         if x.device() == Device::Cpu {
-            let n = x.numel();
-            let values = fill::uniform(self.generators.cpu(), n, x.dtype(), from, to);
-            let src = factory::from_f64s(values, x.shape(), x.dtype(), Device::Cpu);
+            let g = self.generators.cpu();
+            let src = factory::in_memory_order(x, |shape| {
+                let values = fill::uniform(g, shape.iter().product(), x.dtype(), from, to);
+                factory::from_f64s(values, shape, x.dtype(), Device::Cpu)
+            })?;
             return self.assign(x, &src);
         }
         let new = NewTensor {
@@ -401,8 +403,11 @@ impl Runtime {
     pub fn draw_(&mut self, x: &Tensor, what: fill::Serial) -> Result<(), Error> {
         self.check_write(x)?;
         if x.device() == Device::Cpu {
-            let values = fill::serial(self.generators.cpu(), x.numel(), x.dtype(), what);
-            let src = factory::from_f64s(values, x.shape(), x.dtype(), Device::Cpu);
+            let g = self.generators.cpu();
+            let src = factory::in_memory_order(x, |shape| {
+                let values = fill::serial(g, shape.iter().product(), x.dtype(), what);
+                factory::from_f64s(values, shape, x.dtype(), Device::Cpu)
+            })?;
             return self.assign(x, &src);
         }
         let dtype = match x.dtype().is_float() {

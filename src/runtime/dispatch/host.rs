@@ -9,7 +9,6 @@ use super::device_compute::Compute;
 use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::Buffer;
-use crate::runtime::cpu_random::fill;
 use crate::runtime::op::along::Along;
 use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
 use crate::runtime::op::factory::{Fill, Make, NewTensor};
@@ -136,9 +135,14 @@ impl Compute for Host {
     fn normal_(&self, rt: &mut Runtime, x: &Tensor, mean: f64, std: f64) -> Result<(), Error> {
         let vals = match x.device() {
             Device::Cpu => {
-                let n = x.numel();
+                // In the tensor's dtype: its assignment is one copy; a
+                // strided tensor's elements drawn in memory order.
                 let contiguous = x.is_contiguous();
-                fill::normal(rt.generators.cpu(), n, x.dtype(), (mean, std), contiguous)
+                let g = rt.generators.cpu();
+                let src = factory::in_memory_order(x, |shape| {
+                    factory::normal(g, shape, x.dtype(), (mean, std), contiguous)
+                })?;
+                return index::assign(x, &src);
             }
             Device::Cuda(d) => {
                 let z = rt.generators.cuda(d).normal(x.numel());

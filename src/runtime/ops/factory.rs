@@ -28,6 +28,45 @@ pub fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType, device: Device
     Tensor::new(buf, shape.to_vec(), device)
 }
 
+/// Values drawn one at a time for the elements of `x` in the order its
+/// memory holds them, as PyTorch's CPU kernels draw them (TensorIterator
+/// walks a transposed or sliced tensor in memory order): `draw` gets the
+/// shape with `x`'s dims largest stride first and fills it in order; the
+/// result is that tensor viewed in `x`'s own order.
+pub fn in_memory_order(x: &Tensor, draw: impl FnOnce(&[usize]) -> Tensor) -> Result<Tensor, Error> {
+    let (shape, strides) = (x.shape(), x.strides());
+    let mut order: Vec<usize> = (0..shape.len()).filter(|&d| shape[d] > 1).collect();
+    order.sort_by(|&a, &b| strides[b].cmp(&strides[a]));
+    order.extend((0..shape.len()).filter(|&d| shape[d] <= 1));
+    let drawn = draw(&order.iter().map(|&d| shape[d]).collect::<Vec<_>>());
+    let mut back = vec![0i64; order.len()];
+    for (k, &d) in order.iter().enumerate() {
+        back[d] = k as i64;
+    }
+    super::super::op::view::permute(&drawn, &back)
+}
+
+/// `n` normal draws (PyTorch's `normal_kernel`) as a host tensor of
+/// `shape` and `dtype`, f32 kept in f32.
+pub fn normal(
+    g: &mut super::super::cpu_random::CpuGenerator,
+    shape: &[usize],
+    dtype: DType,
+    mean_std: (f64, f64),
+    contiguous: bool,
+) -> Tensor {
+    let n = shape.iter().product();
+    match fill::normal_f32(g, n, dtype, mean_std, contiguous) {
+        Some(v) => Tensor::new(f32::into_buffer(v), shape.to_vec(), Device::Cpu),
+        None => from_f64s(
+            fill::normal(g, n, dtype, mean_std, contiguous),
+            shape,
+            dtype,
+            Device::Cpu,
+        ),
+    }
+}
+
 pub fn arange(
     start: f64,
     end: f64,
@@ -175,6 +214,9 @@ pub fn random(
     check_random_of(dtype, dist)?;
     let n = check_alloc(shape, dtype)?;
     let g = gens.cpu();
+    if let (Distribution::Normal, Device::Cpu) = (dist, device) {
+        return Ok(normal(g, shape, dtype, (0.0, 1.0), true));
+    }
     let values = match dist {
         Distribution::Uniform => fill::uniform(g, n, dtype, 0.0, 1.0),
         Distribution::Normal => fill::normal(g, n, dtype, (0.0, 1.0), true),
