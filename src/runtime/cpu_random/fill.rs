@@ -29,6 +29,22 @@ pub fn uniform(g: &mut CpuGenerator, n: usize, dtype: DType, from: f64, to: f64)
         .collect()
 }
 
+/// `uniform` of f32: the floats themselves (no f64 in between; a layer's
+/// initialisation draws millions).
+pub fn uniform_f32(g: &mut CpuGenerator, n: usize, from: f64, to: f64) -> Vec<f32> {
+    let (lo, hi) = (from as f32, to as f32);
+    (0..n)
+        .map(|_| {
+            let v = g.uniform_f32(lo, hi);
+            if v == hi {
+                lo
+            } else {
+                v
+            }
+        })
+        .collect()
+}
+
 /// `normal_(mean, std)`, `randn`.
 pub fn normal(
     g: &mut CpuGenerator,

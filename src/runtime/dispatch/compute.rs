@@ -379,8 +379,16 @@ impl Runtime {
         if x.device() == Device::Cpu {
             let g = self.generators.cpu();
             let src = factory::in_memory_order(x, |shape| {
-                let values = fill::uniform(g, shape.iter().product(), x.dtype(), from, to);
-                factory::from_f64s(values, shape, x.dtype(), Device::Cpu)
+                let n = shape.iter().product();
+                match x.dtype() {
+                    DType::F32 => factory::from_f32s(fill::uniform_f32(g, n, from, to), shape),
+                    dtype => factory::from_f64s(
+                        fill::uniform(g, n, dtype, from, to),
+                        shape,
+                        dtype,
+                        Device::Cpu,
+                    ),
+                }
             })?;
             return self.assign(x, &src);
         }

@@ -28,6 +28,11 @@ pub fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType, device: Device
     Tensor::new(buf, shape.to_vec(), device)
 }
 
+/// Host f32 values as a tensor of `shape`.
+pub fn from_f32s(values: Vec<f32>, shape: &[usize]) -> Tensor {
+    Tensor::new(f32::into_buffer(values), shape.to_vec(), Device::Cpu)
+}
+
 /// Values drawn one at a time for the elements of `x` in the order its
 /// memory holds them, as PyTorch's CPU kernels draw them (TensorIterator
 /// walks a transposed or sliced tensor in memory order): `draw` gets the
@@ -57,7 +62,7 @@ pub fn normal(
 ) -> Tensor {
     let n = shape.iter().product();
     match fill::normal_f32(g, n, dtype, mean_std, contiguous) {
-        Some(v) => Tensor::new(f32::into_buffer(v), shape.to_vec(), Device::Cpu),
+        Some(v) => from_f32s(v, shape),
         None => from_f64s(
             fill::normal(g, n, dtype, mean_std, contiguous),
             shape,
