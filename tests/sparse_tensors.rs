@@ -329,3 +329,31 @@ for u in ['file:///tmp/x', 'example.org/a']:
         ]
     );
 }
+
+/// An op cudash has no sparse kernel for is PyTorch's class of error for
+/// a missing backend kernel, saying which op, with `.to_dense()` as help;
+/// the program can catch it and go on.
+#[test]
+fn what_has_no_sparse_kernel_names_to_dense() {
+    let (out, err, ok) = script_streams(
+        "no_kernel",
+        "import torch
+s = torch.eye(2).to_sparse()
+try:
+    s.relu()
+except NotImplementedError as e:
+    print(type(e).__name__, e)
+print(torch.exp(s))
+",
+    );
+    assert!(!ok);
+    assert_eq!(
+        out,
+        "NotImplementedError `.relu()` of a sparse tensor (layout=torch.sparse_coo) is not there in cudash\n"
+    );
+    assert!(
+        err.contains("NotImplementedError: `torch.exp` of a sparse tensor")
+            && err.contains("make it dense first: `x.to_dense()`"),
+        "{err}"
+    );
+}

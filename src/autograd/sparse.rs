@@ -563,41 +563,52 @@ pub fn mm(
     s: &SparseTensor,
     d: &Arc<Tensor>,
 ) -> R<Arc<Tensor>> {
-    check_product(s, d, true)?;
+    sparse_product(rt, mode, product, (s, d), true)
+}
+
+/// `d @ s`: a dense matrix times a sparse one (dense result).
+pub fn dense_mm(rt: &mut Runtime, mode: Mode, d: &Arc<Tensor>, s: &SparseTensor) -> R<Arc<Tensor>> {
+    sparse_product(rt, mode, Product::Mm, (s, d), false)
+}
+
+/// `s @ d` (`sparse_left`) or `d @ s`, one node for the dense operand.
+fn sparse_product(
+    rt: &mut Runtime,
+    mode: Mode,
+    product: Product,
+    (s, d): (&SparseTensor, &Arc<Tensor>),
+    sparse_left: bool,
+) -> R<Arc<Tensor>> {
+    check_product(s, d, sparse_left)?;
     let (rows, cols) = rows_of(rt, s)?;
-    let shape = [s.shape[0], d.shape()[1]];
-    let out = product_along(rt, d, (&cols, &rows), &s.values, &shape, 0)?;
+    let out = match sparse_left {
+        true => product_along(
+            rt,
+            d,
+            (&cols, &rows),
+            &s.values,
+            &[s.shape[0], d.shape()[1]],
+            0,
+        )?,
+        false => product_along(
+            rt,
+            d,
+            (&rows, &cols),
+            &s.values,
+            &[d.shape()[0], s.shape[1]],
+            1,
+        )?,
+    };
     let backward = Backward::SparseMm {
         indices: Saved::new(&s.indices),
         values: Saved::new(&s.values),
-        sparse_left: true,
+        sparse_left,
     };
     Ok(record::attach_node(
         rt,
         mode,
         out,
         product.node(),
-        backward,
-        &[d],
-    ))
-}
-
-/// `d @ s`: a dense matrix times a sparse one (dense result).
-pub fn dense_mm(rt: &mut Runtime, mode: Mode, d: &Arc<Tensor>, s: &SparseTensor) -> R<Arc<Tensor>> {
-    check_product(s, d, false)?;
-    let (rows, cols) = rows_of(rt, s)?;
-    let shape = [d.shape()[0], s.shape[1]];
-    let out = product_along(rt, d, (&rows, &cols), &s.values, &shape, 1)?;
-    let backward = Backward::SparseMm {
-        indices: Saved::new(&s.indices),
-        values: Saved::new(&s.values),
-        sparse_left: false,
-    };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        Product::Mm.node(),
         backward,
         &[d],
     ))

@@ -3,8 +3,8 @@
 //! tensor's methods and properties (`to_dense`, `coalesce`, `indices`,
 //! `_nnz`, `layout`, `to(device)`), and the operators PyTorch gives them:
 //! `sparse @ dense`, `dense @ sparse`, `dense + sparse`, `sparse + sparse`,
-//! `sparse * number`, `sparse * dense`, `-sparse`. What PyTorch has no sparse
-//! kernel for is an error that says so and names `.to_dense()`.
+//! `sparse * number`, `sparse * dense`, `-sparse`. What cudash has no
+//! sparse kernel for is an error that says so and names `.to_dense()`.
 
 use std::sync::Arc;
 
@@ -32,12 +32,17 @@ fn sparse(s: SparseTensor) -> Value {
     Value::Sparse(Arc::new(s))
 }
 
-/// What an op with no sparse kernel says.
+/// What an op cudash has no sparse kernel for says (some PyTorch has,
+/// some it has not either).
 pub(crate) fn no_kernel(what: &str) -> Error {
-    Error::value_help(
-        format!("{what} is not there for a sparse tensor (layout=torch.sparse_coo): PyTorch has no sparse kernel for it, nor does cudash"),
-        "make it dense first: `x.to_dense()`",
-    )
+    // PyTorch's class for an op a backend lacks.
+    Error::Module {
+        class: "NotImplementedError",
+        message: format!(
+            "{what} of a sparse tensor (layout=torch.sparse_coo) is not there in cudash"
+        ),
+        help: Some("make it dense first: `x.to_dense()`".into()),
+    }
 }
 
 impl Interp {
@@ -373,11 +378,11 @@ impl Interp {
                     Err(Error::value(format!("`.{}(other)` takes one tensor", name.name)).at(span))
                 }
             },
-            "add" | "sub" | "mul" | "div" | "__add__" | "__mul__" => {
+            "add" | "sub" | "mul" | "div" => {
                 let op = match name.name.as_str() {
-                    "add" | "__add__" => BinaryOp::Add,
+                    "add" => BinaryOp::Add,
                     "sub" => BinaryOp::Sub,
-                    "mul" | "__mul__" => BinaryOp::Mul,
+                    "mul" => BinaryOp::Mul,
                     _ => BinaryOp::Div,
                 };
                 match positional.as_slice() {
