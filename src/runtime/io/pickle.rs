@@ -1025,6 +1025,23 @@ fn rebuild(
             return Err(bad());
         }
     }
+    // A view laid out in order over its storage (what torch.save writes of
+    // a parameter): one slice of bytes.
+    let mut dense = 1i64;
+    let in_order = size.iter().zip(&stride).rev().all(|(&d, &st)| {
+        let ok = d <= 1 || st == dense;
+        dense *= d;
+        ok
+    });
+    if in_order {
+        let start = offset as usize * width;
+        let bytes = s.bytes.get(start..start + numel * width).ok_or_else(bad)?;
+        return Ok(Arc::new(Tensor::new(
+            Buffer::from_le_bytes(s.dtype, bytes),
+            shape,
+            Device::Cpu,
+        )));
+    }
     let mut out = Vec::with_capacity(numel * width);
     let mut index = vec![0usize; shape.len()];
     for _ in 0..numel {
