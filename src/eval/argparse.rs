@@ -226,9 +226,10 @@ pub struct Parsed {
     pub extras: Vec<String>,
     /// `-h` was given.
     pub help: bool,
-    /// The command named (its index among the subcommands) and the words
-    /// after it, which are its parser's.
-    pub command: Option<(usize, Vec<String>)>,
+    /// The command named (its index among the subcommands), the word that
+    /// named it (a name or an alias), and the words after it, which are its
+    /// parser's.
+    pub command: Option<(usize, String, Vec<String>)>,
 }
 
 /// The width argparse formats to: the terminal's columns (80 when there is
@@ -326,7 +327,7 @@ impl<V: Clone> ArgumentParser<V> {
                             names.join(", ")
                         ));
                     };
-                    parsed.command = Some((c, argv[k..].to_vec()));
+                    parsed.command = Some((c, word.clone(), argv[k..].to_vec()));
                     break;
                 }
             }

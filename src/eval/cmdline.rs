@@ -417,16 +417,8 @@ fn parse(
     }
     let mut extras = parsed.extras;
     if let Some(sub) = &p.subcommands {
-        let command = parsed
-            .command
-            .as_ref()
-            .map(|(c, rest)| (&sub.commands[*c], rest));
         if let Some(dest) = &sub.dest {
-            let named = argv
-                .len()
-                .checked_sub(command.map_or(0, |(_, rest)| rest.len() + 1))
-                .and_then(|at| argv.get(at))
-                .filter(|_| command.is_some());
+            let named = parsed.command.as_ref().map(|(_, word, _)| word);
             ns.set(
                 dest,
                 named.map_or(Value::None, |w| Value::Str(Arc::new(w.clone()))),
@@ -434,7 +426,8 @@ fn parse(
         }
         // The command's own parser reads the words after it; what it does
         // not know is this parser's error, as argparse reports it.
-        if let Some((c, rest)) = command {
+        if let Some((c, _, rest)) = &parsed.command {
+            let c = &sub.commands[*c];
             let sub_parser = lock(&c.parser).clone();
             let (sub_ns, sub_extras) = parse(me, &sub_parser, rest, true, span)?;
             if let Value::Object(o) = &sub_ns {

@@ -272,12 +272,14 @@ impl Interp {
                 sp::add_sparse(&mut self.rt, x, y, alpha).map(sparse)
             }
             (BinOp::Elementwise(op @ (Mul | Div)), Value::Sparse(s), n) if number(n).is_some() => {
+                let (n, _) =
+                    super::args::operand_value(n).ok_or_else(|| Error::value("a number"))?;
                 let v = crate::autograd::record::binary(
                     &mut self.rt,
                     crate::autograd::Mode::off(),
                     op,
                     crate::runtime::op::binary::Operand::strong(&s.values),
-                    crate::runtime::op::binary::Operand::weak(&number_tensor(n)),
+                    crate::runtime::op::binary::Operand::weak(&n),
                 )?;
                 Ok(sparse(sp::map_values(s, v)))
             }
@@ -503,14 +505,6 @@ fn op_name(op: BinaryOp) -> &'static str {
     match op {
         BinaryOp::Sub => "sub",
         _ => "add",
-    }
-}
-
-fn number_tensor(v: &Value) -> Tensor {
-    match v {
-        Value::Int(i) => Tensor::scalar(*i),
-        Value::Bool(b) => Tensor::scalar(b.get()),
-        other => Tensor::scalar(other.as_number().unwrap_or(0.0)),
     }
 }
 
