@@ -285,7 +285,7 @@ pub fn flat(
 /// the formula's ops record through it; else as saved. Checked unchanged
 /// since saved, as every read of a saved tensor is.
 pub fn unpack(s: &Saved, node: &Arc<Node>, k: usize, mode: Mode) -> R<Arc<Tensor>> {
-    let t = s.get(node.name)?;
+    let t = &s.get(node.name)?;
     if !mode.enabled || s.weak {
         return Ok(Arc::clone(t));
     }

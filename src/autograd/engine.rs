@@ -22,6 +22,7 @@ use super::hooks::{self, Host};
 use super::meta::{meta, requires_grad};
 use super::node::{Edge, GradCell, InputMeta, Node};
 use super::ops::full_like;
+use super::saved_hooks::PackCell;
 use super::Mode;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
@@ -236,6 +237,16 @@ fn starts(
         out.push((edge, gradient));
     }
     Ok(out)
+}
+
+/// `unpack` of each tensor a node saved under the program's hooks, in
+/// the order they were saved (PyTorch's `SavedVariable::unpack`).
+fn unpack_all(h: &mut dyn Host, cells: &[Arc<PackCell>], mode: Mode) -> R<()> {
+    for cell in cells {
+        let t = h.unpack_saved(cell, mode)?;
+        cell.set_unpacked(Some(t));
+    }
+    Ok(())
 }
 
 /// What `grad` asks for: the inputs' keys (a node's or a leaf's), each
@@ -484,11 +495,20 @@ impl Walk {
             // A program's `torch.autograd.Function`: its own `backward`.
             Some(f) => h.custom_backward(&f, &grads, (node, mode))?,
             None => {
-                let rt = h.runtime();
-                node.with_saved(|backward| match mode.enabled && !backward.creates_graph() {
-                    true => Err(create_graph::refused(node.name)),
-                    false => backward.apply_outputs(rt, (node, mode), &grads),
-                })?
+                // What it saved under the program's hooks, unpacked for
+                // this run only (a retained graph unpacks again next time).
+                let hooked = node.hooked();
+                let computed = unpack_all(h, &hooked, mode).and_then(|()| {
+                    let rt = h.runtime();
+                    node.with_saved(|backward| match mode.enabled && !backward.creates_graph() {
+                        true => Err(create_graph::refused(node.name)),
+                        false => backward.apply_outputs(rt, (node, mode), &grads),
+                    })
+                });
+                for cell in &hooked {
+                    cell.set_unpacked(None);
+                }
+                computed?
             }
         };
         let rt = h.runtime();

@@ -167,7 +167,8 @@ impl Backward {
             Backward::Remainder { a, b } => {
                 let gb = match (a, b) {
                     (Some(a), Some(b)) if wants(node, 1) => {
-                        let q = cg::bin(rt, mode, BinaryOp::FloorDiv, a.get(name)?, b.get(name)?)?;
+                        let q =
+                            cg::bin(rt, mode, BinaryOp::FloorDiv, &*a.get(name)?, &*b.get(name)?)?;
                         let neg = cg::unary(rt, mode, UnaryOp::Neg, g)?;
                         Some(cg::bin(rt, mode, BinaryOp::Mul, &neg, &q)?)
                     }
@@ -289,7 +290,7 @@ impl Backward {
             }
             Backward::Placed { items } => vec![Some(cg::select(rt, mode, g, items)?)],
             Backward::Extremum { a, b, max } => {
-                let (a, b) = (a.get(name)?, b.get(name)?);
+                let (a, b) = (&a.get(name)?, &b.get(name)?);
                 // where(a == b, g / 2, g), then 0 where the other wins.
                 let half = cg::bin_s(rt, mode, BinaryOp::Div, g, 2.0)?;
                 let tie = cg::bin(rt, mode, BinaryOp::Eq, a, b)?;
@@ -313,7 +314,7 @@ impl Backward {
             }
             Backward::ClampOne { x, bound, min } => {
                 // PyTorch 2's subgradient at a number bound is 0: strictly inside.
-                let (x, m) = (x.get(name)?, bound.get(name)?);
+                let (x, m) = (&x.get(name)?, &bound.get(name)?);
                 let op = if *min { BinaryOp::Gt } else { BinaryOp::Lt };
                 let keep = rt.binary(
                     op,
@@ -326,7 +327,7 @@ impl Backward {
                 vec![Some(cg::masked(rt, mode, &keep, g)?), None]
             }
             Backward::Clamp { x, lo, hi } => {
-                let (xs, l, h) = (x.get(name)?, lo.get(name)?, hi.get(name)?);
+                let (xs, l, h) = (&x.get(name)?, &lo.get(name)?, &hi.get(name)?);
                 let (lo_op, hi_op) = (
                     Operand {
                         tensor: l,
@@ -383,7 +384,7 @@ impl Backward {
                 vec![gx, gl, gh]
             }
             Backward::Where { cond } => {
-                let cond = cond.get(name)?;
+                let cond = &cond.get(name)?;
                 let gx = match wants(node, 1) {
                     true => Some(cg::masked(rt, mode, cond, g)?),
                     false => None,
@@ -398,7 +399,7 @@ impl Backward {
                 vec![None, gx, gy]
             }
             Backward::MaskedFill { mask } => {
-                let mask = mask.get(name)?;
+                let mask = &mask.get(name)?;
                 let gx = match wants(node, 0) {
                     true => {
                         let not = rt.unary(UnaryOp::BitNot, mask)?;
@@ -432,7 +433,7 @@ impl Backward {
                 .collect::<R<Grads>>()?,
             Backward::Extreme { x, out } => {
                 // mask * (g / mask.sum()), NaNs matching NaNs.
-                let (x, out) = (x.get(name)?, out.get(name)?);
+                let (x, out) = (&x.get(name)?, &out.get(name)?);
                 let eq = cg::bin(rt, mode, BinaryOp::Eq, x, out)?;
                 let xn = cg::bin(rt, mode, BinaryOp::Ne, x, x)?;
                 let on = cg::bin(rt, mode, BinaryOp::Ne, out, out)?;
@@ -467,17 +468,11 @@ impl Backward {
                 pos_weight,
                 reduction,
             } => {
+                let weight = weight.as_ref().map(|w| w.get(name)).transpose()?;
+                let pos_weight = pos_weight.as_ref().map(|w| w.get(name)).transpose()?;
                 let weights = super::pointwise_losses::Weights {
-                    weight: weight
-                        .as_ref()
-                        .map(|w| w.get(name))
-                        .transpose()?
-                        .map(|w| &**w),
-                    pos_weight: pos_weight
-                        .as_ref()
-                        .map(|w| w.get(name))
-                        .transpose()?
-                        .map(|w| &**w),
+                    weight: weight.as_deref(),
+                    pos_weight: pos_weight.as_deref(),
                 };
                 let (x, y) = (cg::unpack(x, node, 0, mode)?, cg::unpack(y, node, 1, mode)?);
                 super::pointwise_losses::backward(
@@ -497,11 +492,11 @@ impl Backward {
                 weighted,
                 reduction,
             } => {
-                let (target, valid) = (target.get(name)?, valid.get(name)?);
+                let (target, valid) = (&target.get(name)?, &valid.get(name)?);
                 let input = &node.inputs[0];
                 // -(g / total) for a mean, -g for a sum, at each counted row.
                 let per = match reduction {
-                    Reduction::Mean => cg::bin(rt, mode, BinaryOp::Div, g, weight.get(name)?)?,
+                    Reduction::Mean => cg::bin(rt, mode, BinaryOp::Div, g, &*weight.get(name)?)?,
                     // None: each row's own gradient.
                     Reduction::Sum | Reduction::None => Arc::clone(g),
                 };
@@ -551,7 +546,7 @@ impl Backward {
                 rt,
                 mode,
                 g,
-                (x.get(name)?, out.get(name)?),
+                (&*x.get(name)?, &*out.get(name)?),
                 (dims, *keepdim),
             )?)],
             Backward::Logsumexp {
@@ -579,7 +574,7 @@ impl Backward {
                 let [g1, g2] = super::blends::addc_backward(
                     rt,
                     g,
-                    (t1.map(|t| &**t), t2.map(|t| &**t)),
+                    (t1.as_deref(), t2.as_deref()),
                     (*value, *div),
                     [wants(node, 1), wants(node, 2)],
                 )?;
@@ -592,13 +587,13 @@ impl Backward {
             } => {
                 let w = weight.as_ref().map(|t| t.get(name)).transpose()?;
                 let ends = match ends {
-                    Some((a, b)) => Some((a.get(name)?, b.get(name)?)),
+                    Some((a, b)) => Some((&a.get(name)?, &b.get(name)?)),
                     None => None,
                 };
                 super::blends::lerp_backward(
                     rt,
                     g,
-                    w.map(|t| &**t),
+                    w.as_deref(),
                     *number,
                     ends.as_ref().map(|(a, b)| (&***a, &***b)),
                     [
@@ -649,12 +644,12 @@ impl Backward {
                 vec![Some(cg::placed(rt, mode, gx, g, (name, items)))]
             }
             Backward::Sorted { indices, dim } => {
-                let idx = indices.get(name)?;
+                let idx = &indices.get(name)?;
                 let shape = shape_of(0);
                 vec![Some(reductions::scatter_along(rt, g, idx, &shape, *dim)?)]
             }
             Backward::Cumprod { x, out, dim } => {
-                let (x, out) = (x.get(name)?, out.get(name)?);
+                let (x, out) = (&x.get(name)?, &out.get(name)?);
                 vec![Some(reductions::cumprod(rt, g, x, out, *dim)?)]
             }
             Backward::SelectReduce {
@@ -663,7 +658,7 @@ impl Backward {
                 keepdim,
             } => {
                 let shape = shape_of(0);
-                let idx = indices.get(name)?;
+                let idx = &indices.get(name)?;
                 vec![Some(reductions::select_reduce(
                     rt,
                     mode,
@@ -678,7 +673,7 @@ impl Backward {
                 dim,
                 keepdim,
             } => {
-                let (x, out) = (x.get(name)?, out.get(name)?);
+                let (x, out) = (&x.get(name)?, &out.get(name)?);
                 vec![Some(reductions::prod(rt, g, x, out, *dim, *keepdim)?)]
             }
             Backward::Var {
@@ -729,11 +724,11 @@ impl Backward {
                 ))]
             }
             Backward::Dist { diff, out, p } => {
-                let (diff, out) = (diff.get(name)?, out.get(name)?);
+                let (diff, out) = (&diff.get(name)?, &out.get(name)?);
                 super::distances::dist_backward(rt, g, (diff, out, *p))?
             }
             Backward::Cdist { x1, x2, out, p } => {
-                let (x1, x2, out) = (x1.get(name)?, x2.get(name)?, out.get(name)?);
+                let (x1, x2, out) = (&x1.get(name)?, &x2.get(name)?, &out.get(name)?);
                 super::distances::cdist_backward(rt, g, (x1, x2, out, *p))?
             }
             Backward::Trilinear { x1, w, x2 } => {
@@ -744,7 +739,7 @@ impl Backward {
                 super::bilinear::backward(
                     rt,
                     g,
-                    (x1.map(|t| &**t), w.map(|t| &**t), x2.map(|t| &**t)),
+                    (x1.as_deref(), w.as_deref(), x2.as_deref()),
                     wants,
                 )?
             }
@@ -753,9 +748,9 @@ impl Backward {
                 bag_of,
                 scale,
             } => {
-                let (indices, bag_of) = (indices.get(name)?, bag_of.get(name)?);
+                let (indices, bag_of) = (&indices.get(name)?, &bag_of.get(name)?);
                 let scale = scale.as_ref().map(|s| s.get(name)).transpose()?;
-                let parts = (&**indices, &**bag_of, scale.map(|s| &**s));
+                let parts = (&**indices, &**bag_of, scale.as_deref());
                 let shape = shape_of(0);
                 vec![Some(super::embedding_bag::backward(rt, g, parts, &shape)?)]
             }
@@ -764,7 +759,7 @@ impl Backward {
                 values,
                 sparse_left,
             } => {
-                let parts = (indices.get(name)?, values.get(name)?);
+                let parts = (&indices.get(name)?, &values.get(name)?);
                 let shape = shape_of(0);
                 vec![Some(super::sparse::mm_backward(
                     rt,
@@ -778,11 +773,11 @@ impl Backward {
                 vec![Some(super::blends::nan_to_num_backward(
                     rt,
                     g,
-                    x.get(name)?,
+                    &*x.get(name)?,
                 )?)]
             }
             Backward::EuclideanDist { x1, x2, out } => {
-                let (x1, x2, out) = (x1.get(name)?, x2.get(name)?, out.get(name)?);
+                let (x1, x2, out) = (&x1.get(name)?, &x2.get(name)?, &out.get(name)?);
                 super::distances::euclidean_backward(rt, g, (x1, x2, out))?
             }
             Backward::Diagonal { offset, dim1, dim2 } => {
@@ -839,7 +834,7 @@ impl Backward {
                 super::add_products::backward(
                     rt,
                     g,
-                    (a.map(|a| &**a), b.map(|b| &**b)),
+                    (a.as_deref(), b.as_deref()),
                     (*product, *scale),
                     wants,
                 )?
@@ -882,12 +877,12 @@ impl Backward {
             } => super::conv::conv2d_backward(
                 rt,
                 g,
-                (x.get(name)?, w.get(name)?),
+                (&x.get(name)?, &w.get(name)?),
                 (geom, *bias, *transposed),
                 (wants(node, 0), wants(node, 1), wants(node, 2)),
             )?,
             Backward::MaxPool { which, geom, input } => {
-                let which = which.get(name)?;
+                let which = &which.get(name)?;
                 let gx = super::conv::pool_backward(rt, g, Some(which), geom, input)?;
                 vec![Some(super::conv::pooled(
                     rt,
@@ -909,7 +904,13 @@ impl Backward {
             }
             Backward::Pooled { which, geom } => {
                 let which = which.as_ref().map(|w| w.get(name)).transpose()?;
-                vec![Some(super::conv::pool_again(rt, mode, g, which, geom)?)]
+                vec![Some(super::conv::pool_again(
+                    rt,
+                    mode,
+                    g,
+                    which.as_ref(),
+                    geom,
+                )?)]
             }
             Backward::LayerNorm {
                 x,
@@ -934,7 +935,7 @@ impl Backward {
                         let st = super::functional::stats(rt, mode, &x, &rows, *eps)?;
                         st.mean_invstd()
                     }
-                    false => (Arc::clone(mean.get(name)?), Arc::clone(rstd.get(name)?)),
+                    false => (Arc::clone(&mean.get(name)?), Arc::clone(&rstd.get(name)?)),
                 };
                 super::functional::layer_norm_backward(
                     rt,
@@ -963,7 +964,7 @@ impl Backward {
                     rt,
                     mode,
                     g,
-                    (&x, w.as_ref(), mean.get(name)?, rstd.get(name)?),
+                    (&x, w.as_ref(), &mean.get(name)?, &rstd.get(name)?),
                     (*groups, *bias, *eps),
                     (wants(node, 0), wants(node, 1), wants(node, 2)),
                 )?
@@ -990,7 +991,7 @@ impl Backward {
                         let st = super::functional::stats(rt, mode, &x, &over, *eps)?;
                         st.mean_invstd()
                     }
-                    false => (Arc::clone(mean.get(name)?), Arc::clone(invstd.get(name)?)),
+                    false => (Arc::clone(&mean.get(name)?), Arc::clone(&invstd.get(name)?)),
                 };
                 super::functional::batch_norm_backward(
                     rt,
@@ -1007,16 +1008,16 @@ impl Backward {
                 vec![Some(gx)]
             }
             Backward::Glu { x, dim } => {
-                let x = x.get(name)?;
+                let x = &x.get(name)?;
                 vec![Some(super::activation_ops::glu_backward(rt, g, x, *dim)?)]
             }
             Backward::Prelu { x, w } => {
-                let (x, w) = (x.get(name)?, w.get(name)?);
+                let (x, w) = (&x.get(name)?, &w.get(name)?);
                 let wanted = (wants(node, 0), wants(node, 1));
                 super::activation_ops::prelu_backward(rt, g, (x, w), wanted)?.to_vec()
             }
             Backward::NativeDropout { mask, scale } => {
-                let m = mask.get(name)?;
+                let m = &mask.get(name)?;
                 let kept = cg::bin(rt, mode, BinaryOp::Mul, g, m)?;
                 vec![Some(cg::bin_s(rt, mode, BinaryOp::Mul, &kept, *scale)?)]
             }

@@ -187,6 +187,14 @@ pub trait Host {
         grads: &[Option<Arc<Tensor>>],
         node: (&Arc<super::node::Node>, super::Mode),
     ) -> Result<Vec<Option<Arc<Tensor>>>, Error>;
+
+    /// The program's `unpack` hook on what its `pack` hook made of a
+    /// saved tensor (`saved_hooks.rs`): the tensor for the node's formula.
+    fn unpack_saved(
+        &mut self,
+        cell: &super::saved_hooks::PackCell,
+        mode: super::Mode,
+    ) -> Result<Arc<Tensor>, Error>;
 }
 
 /// Backward with no hooks to call: the runtime alone (a backward the
@@ -223,6 +231,19 @@ impl Host for Runtime {
             message:
                 "a torch.autograd.Function of the program's runs its backward in the interpreter"
                     .into(),
+            help: "call backward() from the program".into(),
+        })
+    }
+
+    fn unpack_saved(
+        &mut self,
+        _: &super::saved_hooks::PackCell,
+        _: super::Mode,
+    ) -> Result<Arc<Tensor>, Error> {
+        Err(Error::Autograd {
+            message: "a tensor saved under the program's saved_tensors_hooks is unpacked by the \
+                      program's unpack hook"
+                .into(),
             help: "call backward() from the program".into(),
         })
     }

@@ -421,16 +421,27 @@ pub fn describe(t: &Tensor) -> Option<String> {
 /// its autograd record knows).
 pub trait CheckedSaved {
     /// The saved tensor, unchanged since it was saved (`node` reads it), or
-    /// PyTorch's version error.
-    fn get(&self, node: &str) -> Result<&Arc<Tensor>, Error>;
+    /// PyTorch's version error; under saved-tensor hooks, what `unpack` gave
+    /// (not checked: PyTorch cannot follow a tensor through the hooks).
+    fn get(&self, node: &str) -> Result<Arc<Tensor>, Error>;
 }
 
 impl CheckedSaved for Saved {
-    fn get(&self, node: &str) -> Result<&Arc<Tensor>, Error> {
-        let now = self.tensor.version();
+    fn get(&self, node: &str) -> Result<Arc<Tensor>, Error> {
+        let Some(t) = self.tensor() else {
+            return Err(Error::Autograd {
+                message: format!(
+                    "{node}: a tensor saved under saved_tensors_hooks was not unpacked"
+                ),
+                help: "internal: backward unpacks a node's saved tensors before it runs".into(),
+            });
+        };
+        if self.hooked().is_some() {
+            return Ok(t);
+        }
+        let now = t.version();
         if now != self.version {
             // As PyTorch 2.15 prints it (checked): `[torch.FloatTensor [2, 3]]`.
-            let t = &self.tensor;
             let dims: Vec<String> = t.shape().iter().map(|d| d.to_string()).collect();
             let creator = creator(self, node);
             return Err(Error::Autograd {
@@ -450,7 +461,39 @@ impl CheckedSaved for Saved {
                         .into(),
             });
         }
-        Ok(&self.tensor)
+        Ok(t)
+    }
+}
+
+/// The same variable as `t` under another handle: its elements and its
+/// autograd record shared (what PyTorch's saved input is: the tensor
+/// itself, with its `requires_grad`, `grad_fn` and `.grad`).
+pub fn same_variable(t: &Tensor) -> Tensor {
+    match t.autograd() {
+        Some(record) => with_record(t, Arc::clone(record)),
+        None => t.alias(),
+    }
+}
+
+/// An alias of `t` holding `record` (a saved input's, read back).
+pub fn with_record(t: &Tensor, record: Arc<dyn std::any::Any + Send + Sync>) -> Tensor {
+    let mut alias = t.alias();
+    alias.set_autograd(record);
+    alias
+}
+
+/// Whether two handles are one variable (`same_variable`'s): one record,
+/// one storage, one view of it.
+pub fn is_same_variable(a: &Tensor, b: &Tensor) -> bool {
+    match (a.autograd(), b.autograd()) {
+        (Some(x), Some(y)) => {
+            Arc::ptr_eq(x, y)
+                && a.shares_storage(b)
+                && a.shape() == b.shape()
+                && a.strides() == b.strides()
+                && a.offset() == b.offset()
+        }
+        _ => false,
     }
 }
 

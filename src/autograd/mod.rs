@@ -43,6 +43,8 @@ pub mod pointwise_losses;
 pub mod record;
 pub mod reductions;
 pub mod rms_norm;
+pub mod saved_hooks;
+pub mod saved_names;
 pub mod scatter;
 pub mod schedule;
 pub mod slices;

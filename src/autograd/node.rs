@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use smallvec::SmallVec;
 
 use super::hook_list::Hooks;
+use super::saved_hooks::PackCell;
 use crate::error::Error;
 use crate::runtime::lock::lock;
 use crate::runtime::op::binary::BinaryOp;
@@ -139,9 +140,11 @@ impl Geometry {
 
 /// A tensor a node keeps for its backward: the same elements (the memory
 /// stays allocated while the graph holds it), and the storage's version
-/// when it was saved, so a later in-place change is caught.
+/// when it was saved, so a later in-place change is caught. Saved while
+/// the program's saved-tensor hooks are in force, it holds what their
+/// `pack` returned instead (`saved_hooks.rs`).
 pub struct Saved {
-    pub tensor: Arc<Tensor>,
+    slot: Slot,
     /// Its version when saved (`meta::CheckedSaved::get` compares).
     pub(super) version: u64,
     /// A number written in the program (a weak scalar): it stays weak in
@@ -151,6 +154,15 @@ pub struct Saved {
     /// names it, as PyTorch's does (its `grad_fn` then: the in-place op
     /// that changed it; none for a leaf).
     pub(super) origin: Origin,
+}
+
+/// What a saved variable holds.
+pub(super) enum Slot {
+    /// The tensor (an alias: it holds no autograd record, so an output
+    /// saved by its own node makes no cycle).
+    Held(Arc<Tensor>),
+    /// Saved under the program's hooks: what `pack` made of it.
+    Hooked(Arc<PackCell>),
 }
 
 /// The saved variable, to name its creator in a version error.
@@ -163,31 +175,71 @@ pub(super) enum Origin {
 }
 
 impl Saved {
-    pub fn new(t: &Tensor) -> Saved {
-        // An alias: the saved tensor holds no autograd record, so an output
-        // saved by its own node makes no cycle.
+    fn make(t: &Tensor, weak: bool, origin: Origin) -> Saved {
+        let hooks = (!weak).then(PackCell::hooks_now).flatten();
+        let slot = match hooks {
+            None => Slot::Held(Arc::new(t.alias())),
+            Some(pair) => {
+                // `pack` is given the tensor as the program knows it: an
+                // input with its record, the output itself.
+                let (tensor, output) = match &origin {
+                    Origin::Output(out) => (Arc::new(t.alias()), Some(out.clone())),
+                    Origin::Input(_) => (Arc::new(super::meta::same_variable(t)), None),
+                };
+                Slot::Hooked(PackCell::queue(tensor, output, pair))
+            }
+        };
         Saved {
-            tensor: Arc::new(t.alias()),
+            slot,
             version: t.version(),
-            weak: false,
-            origin: Origin::Input(t.autograd().map(Arc::downgrade)),
+            weak,
+            origin,
         }
+    }
+
+    pub fn new(t: &Tensor) -> Saved {
+        Saved::make(t, false, Origin::Input(t.autograd().map(Arc::downgrade)))
     }
 
     /// The result of the node that saves it (`exp`'s, `relu`'s).
     pub fn output(out: &Arc<Tensor>) -> Saved {
-        Saved {
-            origin: Origin::Output(Arc::downgrade(out)),
-            ..Saved::new(out)
-        }
+        Saved::make(out, false, Origin::Output(Arc::downgrade(out)))
     }
 
     /// A saved operand: weak when it is a number.
     pub fn operand(t: &Tensor, weak: bool) -> Saved {
-        Saved {
-            weak,
-            ..Saved::new(t)
+        Saved::make(t, weak, Origin::Input(t.autograd().map(Arc::downgrade)))
+    }
+
+    /// The tensor as saved, or as `unpack` gave it for the running
+    /// backward (None when the hooks' tensor is not unpacked now).
+    pub(super) fn tensor(&self) -> Option<Arc<Tensor>> {
+        match &self.slot {
+            Slot::Held(t) => Some(Arc::clone(t)),
+            Slot::Hooked(cell) => cell.unpacked(),
         }
+    }
+
+    /// Whether it was saved under hooks (no version check then: PyTorch
+    /// cannot follow a tensor through the program's hooks).
+    pub(super) fn hooked(&self) -> Option<&Arc<PackCell>> {
+        match &self.slot {
+            Slot::Held(_) => None,
+            Slot::Hooked(cell) => Some(cell),
+        }
+    }
+
+    /// An input's autograd record, while its tensor lives.
+    pub fn input_record(&self) -> Option<std::sync::Arc<dyn std::any::Any + Send + Sync>> {
+        match &self.origin {
+            Origin::Input(r) => r.as_ref().and_then(std::sync::Weak::upgrade),
+            Origin::Output(_) => None,
+        }
+    }
+
+    /// Whether it is the node's own output.
+    pub fn is_output(&self) -> bool {
+        matches!(self.origin, Origin::Output(_))
     }
 }
 
@@ -1138,13 +1190,25 @@ impl Node {
             Some(Backward::GatherAlong { offsets } | Backward::ScatterAlong { offsets, .. }) => {
                 vec![Arc::clone(offsets)]
             }
+            Some(b) => b.saved().into_iter().filter_map(Saved::tensor).collect(),
+            None => vec![],
+        }
+    }
+
+    /// What the node saved under the program's saved-tensor hooks, in the
+    /// order it was saved (backward unpacks them before the node runs).
+    pub fn hooked(&self) -> Vec<Arc<PackCell>> {
+        let mut cells: Vec<Arc<PackCell>> = match lock(&self.backward).as_ref() {
+            Some(Backward::CopySlices { inner, .. }) => inner.hooked(),
             Some(b) => b
                 .saved()
                 .into_iter()
-                .map(|s| Arc::clone(&s.tensor))
+                .filter_map(|s| s.hooked().cloned())
                 .collect(),
             None => vec![],
-        }
+        };
+        cells.sort_by_key(|c| c.sequence);
+        cells
     }
 
     /// Frees what the node saved (right after it ran, in a backward without

@@ -274,16 +274,18 @@ fn binary_of(
     let backward = match op {
         BinaryOp::Add => Backward::Add,
         BinaryOp::Sub => Backward::Sub,
+        // Fields in the order PyTorch saves them (`other` first): the order
+        // a program's saved-tensor pack hook sees them in.
         BinaryOp::Mul => Backward::Mul {
-            a: saved(a.tensor, a.weak, rb),
             b: saved(b.tensor, b.weak, ra),
+            a: saved(a.tensor, a.weak, rb),
         },
         BinaryOp::Div if a.weak && number(a.tensor)? == 1.0 => Backward::Reciprocal {
             out: Saved::output(&out),
         },
         BinaryOp::Div => Backward::Div {
-            a: saved(a.tensor, a.weak, rb),
             b: Saved::operand(b.tensor, b.weak),
+            a: saved(a.tensor, a.weak, rb),
         },
         BinaryOp::Pow if b.weak => Backward::PowScalar {
             x: Saved::new(a.tensor),
@@ -294,8 +296,8 @@ fn binary_of(
             out: Saved::output(&out),
         },
         BinaryOp::Pow => Backward::Pow {
-            x: Saved::new(a.tensor),
             y: Saved::new(b.tensor),
+            x: Saved::new(a.tensor),
             out: rb.then(|| Saved::output(&out)),
         },
         BinaryOp::Maximum | BinaryOp::Minimum if b.weak => Backward::ClampOne {
@@ -461,8 +463,9 @@ fn product(
     let (ra, rb) = (requires_grad(a), requires_grad(b));
     let backward = Backward::MatMul {
         columns: [column_major(a), column_major(b)],
-        a: rb.then(|| Saved::new(a)),
+        // PyTorch saves `mat2` first (what a saved-tensor pack hook sees).
         b: ra.then(|| Saved::new(b)),
+        a: rb.then(|| Saved::new(a)),
     };
     Ok(attach(rt, out, name, backward, &[(a, false), (b, false)]))
 }

@@ -139,6 +139,9 @@ fn each(
         if it.rt.hazards_pending() {
             it.flush_hazards();
         }
+        if crate::autograd::saved_hooks::has_pending() {
+            it.pack_saved(span)?;
+        }
         r
     })
 }

@@ -109,7 +109,8 @@ impl Interp {
             return r;
         }
         self.begin_op(op.name());
-        self.binary(op, a, b).map_err(|err| err.at(span))
+        let v = self.binary(op, a, b).map_err(|err| err.at(span));
+        self.packed_after(v, span)
     }
 
     #[inline(never)]
@@ -1094,8 +1095,21 @@ impl Interp {
     }
 
     /// A call once its receiver (for `obj.f(...)`) is known: the arguments
-    /// evaluated, then the method, builtin, function or value called.
+    /// evaluated, then the method, builtin, function or value called; what
+    /// it saved for backward under the program's hooks packed right after.
     fn call_after(
+        &mut self,
+        receiver: Option<Value>,
+        callee: &Expr,
+        args: &[crate::lang::ast::Arg],
+        span: Span,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
+        let v = self.call_receiving(receiver, callee, args, span, d);
+        self.packed_after(v, span)
+    }
+
+    fn call_receiving(
         &mut self,
         receiver: Option<Value>,
         callee: &Expr,
@@ -1557,7 +1571,11 @@ fn scalar_binary(
 /// `is`: the same object for tensors and lists, equal for plain values.
 pub(crate) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Tensor(x), Value::Tensor(y)) => Arc::ptr_eq(x, y),
+        // One variable under two handles is one (a node's saved input
+        // read back: `y.grad_fn._saved_self is a`, as PyTorch's).
+        (Value::Tensor(x), Value::Tensor(y)) => {
+            Arc::ptr_eq(x, y) || crate::autograd::meta::is_same_variable(x, y)
+        }
         (Value::List(x), Value::List(y)) => Arc::ptr_eq(x, y),
         (Value::MutList(x), Value::MutList(y)) => Arc::ptr_eq(x, y),
         (Value::Function(x), Value::Function(y)) => Arc::ptr_eq(x, y),

@@ -171,4 +171,12 @@ impl Host for Interp {
     ) -> Result<Vec<Option<Arc<Tensor>>>, Error> {
         self.custom_backward_of(f, grads, node)
     }
+
+    fn unpack_saved(
+        &mut self,
+        cell: &crate::autograd::saved_hooks::PackCell,
+        mode: crate::autograd::Mode,
+    ) -> Result<Arc<Tensor>, Error> {
+        self.unpack_for_backward(cell, mode)
+    }
 }

@@ -591,6 +591,15 @@ static NATIVES: &[Native] = &[
         name: "_cudash.tb_open",
     },
     Native {
+        name: "_cudash.saved_hooks_push",
+    },
+    Native {
+        name: "_cudash.saved_hooks_pop",
+    },
+    Native {
+        name: "_cudash.saved_hooks_disable",
+    },
+    Native {
         name: "_cudash.tb_scalar",
     },
     Native {
@@ -932,6 +941,9 @@ static NATIVES: &[Native] = &[
     Native { name: "os.remove" },
     Native { name: "os.rmdir" },
     Native { name: "os.getpid" },
+    Native {
+        name: "_cudash.random_hex",
+    },
     Native { name: "os.unlink" },
     Native { name: "os.getcwd" },
     Native { name: "os.fspath" },
@@ -1765,6 +1777,9 @@ impl Interp {
         if f.name.starts_with("pickle.") {
             return super::checkpoint::call_pickle(self, f.name, args, span);
         }
+        if super::saved_tensors::NAMES.contains(&f.name) {
+            return self.call_saved_hooks(f.name, args, span);
+        }
         if super::tensorboard::NAMES.contains(&f.name) {
             return self.call_tensorboard(f.name, args, span);
         }
@@ -1900,6 +1915,17 @@ impl Interp {
         }
         if f.name == "gzip.open" {
             return super::files::gzip_open(&args, span);
+        }
+        // `uuid.uuid4()`'s bits, from the operating system's generator
+        // (as CPython's `os.urandom`), never from `random`'s.
+        if f.name == "_cudash.random_hex" {
+            let n = args
+                .first()
+                .and_then(|a| a.value.as_number())
+                .unwrap_or(16.0);
+            return Ok(Value::Str(Arc::new(random_hex(
+                n.clamp(0.0, 4096.0) as usize
+            ))));
         }
         if f.name.starts_with("os.path.")
             || f.name.starts_with("shutil.")
@@ -2852,4 +2878,26 @@ mod tests {
             assert!(name(path, n).starts_with("error"), "{path}.{n}");
         }
     }
+}
+
+/// `n` random bytes as hex, read from the operating system's generator
+/// (`/dev/urandom`); where there is none, from the clock and the process.
+fn random_hex(n: usize) -> String {
+    use std::io::Read;
+    let mut bytes = vec![0u8; n];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_err() {
+        use std::hash::{BuildHasher, Hasher};
+        for (i, b) in bytes.iter_mut().enumerate() {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_usize(i);
+            h.write_u128(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos()),
+            );
+            *b = h.finish() as u8;
+        }
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -69,6 +69,7 @@ mod quick;
 mod recurrent;
 mod rng_state;
 mod samplers;
+mod saved_tensors;
 mod schedule;
 mod sequences;
 pub mod show;

@@ -29,6 +29,10 @@ impl Interp {
         if self.rt.hazards_pending() {
             self.flush_hazards();
         }
+        // What an in-place statement (`x *= y`) saved under the program's hooks.
+        if crate::autograd::saved_hooks::has_pending() {
+            self.pack_saved(s.span)?;
+        }
         r
     }
 

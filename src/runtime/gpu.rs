@@ -426,6 +426,15 @@ impl Gpu {
         }
     }
 
+    /// A copy queued on the current stream reading host memory that an
+    /// asynchronous copy from this device writes (pinned memory a
+    /// non-blocking download fills, uploaded again): ordered after that
+    /// download on its own stream, else a race between the two streams.
+    pub fn on_copy_from_host(&mut self, access: &mut Access) -> Sees {
+        let r = self.streams.current;
+        self.check(access, r, Verb::Read)
+    }
+
     /// A host read of memory an asynchronous copy from this device writes.
     pub fn on_host_read(&mut self, access: &mut Access) -> Sees {
         let Some((ws, _)) = self.running_write(access) else {

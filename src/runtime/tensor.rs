@@ -321,15 +321,42 @@ impl Tensor {
         // No element, no access: an empty view reads nothing (and queues nothing).
         let tracked = watch.tracked.load(Ordering::Acquire) && self.numel() > 0;
         if tracked && self.before_read() == Sees::Stale {
-            // A reader already holding the old bytes (`A + A`) means they exist.
-            if let Ok(mut stale) = watch.stale.try_write() {
-                if stale.is_none() {
-                    *stale = Some(Buffer::zeros(self.dtype, self.storage.len()));
-                }
-            }
-            return BufRef::Stale(watch.stale.read().unwrap_or_else(|e| e.into_inner()));
+            return self.stale();
         }
         self.storage.live()
+    }
+
+    /// The bytes a racing reader sees: those from before the pending write.
+    fn stale(&self) -> BufRef<'_> {
+        let watch = &self.storage.watch;
+        // A reader already holding the old bytes (`A + A`) means they exist.
+        if let Ok(mut stale) = watch.stale.try_write() {
+            if stale.is_none() {
+                *stale = Some(Buffer::zeros(self.dtype, self.storage.len()));
+            }
+        }
+        BufRef::Stale(watch.stale.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Host memory read by a copy queued on `gpu`'s current stream (a
+    /// host-to-device copy from pinned memory). When a non-blocking
+    /// download from that device still fills it, the copy is ordered after
+    /// the download on the same stream (it sees the downloaded bytes), and
+    /// races it from another stream (reported; it sees the bytes before).
+    pub fn read_by_copy_on(&self, gpu: &Arc<Mutex<crate::runtime::gpu::Gpu>>) -> BufRef<'_> {
+        let watch = &self.storage.watch;
+        let mut access = lock(&watch.access);
+        let filled_by = access.write.as_ref().map(|w| Arc::ptr_eq(&w.gpu, gpu));
+        if self.storage.gpu().is_some() || filled_by != Some(true) {
+            drop(access);
+            return self.read();
+        }
+        let sees = lock(gpu).on_copy_from_host(&mut access);
+        drop(access);
+        match sees {
+            Sees::Stale => self.stale(),
+            Sees::Live => self.storage.live(),
+        }
     }
 
     #[inline(never)]
@@ -781,8 +808,13 @@ impl Tensor {
 
     /// The same elements in a fresh contiguous buffer.
     pub fn contiguous_buffer(&self) -> Buffer {
+        self.contiguous_of(self.read())
+    }
+
+    /// The elements of `buf` (this tensor's storage, as read) in a fresh
+    /// contiguous buffer.
+    pub fn contiguous_of(&self, buf: BufRef<'_>) -> Buffer {
         crate::with_dtype!(self.dtype, T => {
-            let buf = self.read();
             let all = buf.as_slice::<T>();
             // A strided view is gathered once, straight into the new buffer.
             T::into_buffer(match self.is_contiguous() {

@@ -588,7 +588,8 @@ impl Interp {
         // current device.
         let args = match doc.name {
             "print" | "device" | "str" | "repr" | "len" | "type" | "format" | "open"
-            | "isinstance" | "issubclass" | "callable" | "hash" => args,
+            | "isinstance" | "issubclass" | "callable" | "hash" | "getattr" | "hasattr"
+            | "setattr" | "delattr" => args,
             _ => self.resolve_args(args),
         };
         // A sparse tensor among the arguments: PyTorch's sparse kernels
@@ -637,9 +638,41 @@ impl Interp {
         if super::grad::holds_tensor(&v) && self.grad_inputs(b.values()) {
             self.check_recorded(doc.name, b.values(), &v, span)?;
         }
+        let v = self.factory_memory(v, &b)?;
         match b.get("requires_grad") {
             Some(_) => super::grad::factory_requires_grad(v, &b),
             None => Ok(v),
+        }
+    }
+
+    /// A factory's `layout=` (a dense tensor's, `torch.strided`: cudash
+    /// makes a sparse one with `sparse_coo_tensor` or `x.to_sparse()`) and
+    /// `pin_memory=True` (the tensor in page-locked host memory, where
+    /// PyTorch allocates it).
+    fn factory_memory(&mut self, v: Value, b: &Bound) -> Result<Value, Diagnostic> {
+        if let Some((Value::Object(o), span)) = b.get("layout") {
+            if !matches!(o.get("_name"), Some(Value::Str(s)) if s.as_str() == "strided") {
+                return Err(Error::value_help(
+                    "a factory makes a dense tensor (`layout=torch.strided`)",
+                    "make a sparse COO tensor with `torch.sparse_coo_tensor(indices, values)` or \
+                     `x.to_sparse()`",
+                )
+                .at(*span));
+            }
+        }
+        if !b.bool("pin_memory", false)? {
+            return Ok(v);
+        }
+        match v {
+            Value::Tensor(t) if t.device().is_cuda() => Err(Error::value_help(
+                "Only dense CPU tensors can be pinned",
+                "pin_memory=True makes a host tensor: leave out device=, then copy it with \
+                 `.to(device, non_blocking=True)`",
+            )
+            .at(b.span_of("pin_memory"))),
+            Value::Tensor(t) if t.is_pinned() => Ok(Value::Tensor(t)),
+            Value::Tensor(t) => b.result(self.rt.pinned_copy(&t)),
+            other => Ok(other),
         }
     }
 

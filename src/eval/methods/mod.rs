@@ -842,6 +842,10 @@ impl Interp {
         if let Value::Sparse(s) = recv {
             return self.sparse_property(s, name, span);
         }
+        // `y.grad_fn._saved_self`: what the node saved, under PyTorch's names.
+        if let (Value::GradFn(f), true) = (recv, name.starts_with("_saved_")) {
+            return self.saved_attr(f, name, span);
+        }
         if let (Value::Tensor(_), "layout") = (recv, name) {
             return self.layout("strided", span);
         }

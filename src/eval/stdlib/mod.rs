@@ -30,11 +30,16 @@ const MODULES: &[(&str, &str)] = &[
     ),
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
     (
+        "torch.autograd.graph",
+        include_str!("torch_autograd_graph.py"),
+    ),
+    (
         "torch.optim.optimizer",
         include_str!("torch_optim_optimizer.py"),
     ),
     ("torch.optim.lbfgs", include_str!("torch_optim_lbfgs.py")),
     ("tempfile", include_str!("tempfile.py")),
+    ("uuid", include_str!("uuid.py")),
     ("os._walk", include_str!("os_walk.py")),
     ("warnings", include_str!("warnings.py")),
     ("re", include_str!("re.py")),

@@ -58,7 +58,7 @@ impl Runtime {
                 self.host_read(&[t], |t| t.nbytes() as u64, || t.with_device(d))?
             }
             (Device::Cpu, Device::Cuda(to)) => {
-                let copy = self.attached(t.with_device(d), mem)?;
+                let copy = self.attached(self.uploaded(t, to), mem)?;
                 let path = if t.is_pinned() {
                     CopyPath::Pinned
                 } else {
@@ -274,10 +274,10 @@ impl Runtime {
             Some(b) => {
                 let addr = b.addr + (dst.offset() * dst.dtype().size()) as u64;
                 let stream = self.devices.current_handle(to);
-                upload(&*b.driver, to, addr, &src.contiguous_buffer(), stream)
-                    .map_err(|e| driver_error(to, e))?;
+                let bytes = self.uploaded(src, to).contiguous_buffer();
+                upload(&*b.driver, to, addr, &bytes, stream).map_err(|e| driver_error(to, e))?;
             }
-            None => index::assign(dst, &src.with_device(dst.device()))?,
+            None => index::assign(dst, &self.uploaded(src, to))?,
         }
         let path = match src.is_pinned() {
             true => CopyPath::Pinned,
@@ -334,11 +334,22 @@ impl Runtime {
             (Device::Cpu, Device::Cuda(to)) => {
                 // From pinned memory: queued, and the host goes on at once.
                 let mem = self.reserve(d, t.shape(), t.dtype())?;
-                let copy = self.attached(t.with_device(d), mem)?;
+                let copy = self.attached(self.uploaded(t, to), mem)?;
                 self.queue_copy(t, copy, to)
             }
             _ => self.move_to(t, d),
         }
+    }
+
+    /// The host tensor `t` as a copy queued on device `to`'s current stream
+    /// reads it: a non-blocking download into `t` from the same stream is
+    /// done by then (stream order), one from another stream races it.
+    fn uploaded(&self, t: &Tensor, to: u32) -> Tensor {
+        let bytes = match self.devices.gpu_handle(to) {
+            Some(gpu) => t.contiguous_of(t.read_by_copy_on(gpu)),
+            None => t.contiguous_buffer(),
+        };
+        Tensor::new(bytes, t.shape().to_vec(), Device::Cuda(to))
     }
 
     /// Queues the asynchronous copy of `t` into `copy` on device `on`'s
