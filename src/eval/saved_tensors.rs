@@ -223,6 +223,20 @@ impl Interp {
             }
             .at(span)
         };
+        if let Some(field) = name.strip_prefix("_raw_saved_") {
+            return Err(Error::Module {
+                class: "NotImplementedError",
+                message: format!(
+                    "cudash does not give a saved tensor's SavedTensor object (`{name}`) to \
+                     register hooks on one tensor"
+                ),
+                help: Some(format!(
+                    "`grad_fn._saved_{field}` reads it; `torch.autograd.graph.saved_tensors_hooks` \
+                     sets hooks for every tensor saved inside it"
+                )),
+            }
+            .at(span));
+        }
         let (GraphFn::Node(node), Some(field)) = (&**f, name.strip_prefix("_saved_")) else {
             return Err(missing());
         };

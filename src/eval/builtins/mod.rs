@@ -664,11 +664,15 @@ impl Interp {
             return Ok(v);
         }
         match v {
-            Value::Tensor(t) if t.device().is_cuda() => Err(Error::value_help(
-                "Only dense CPU tensors can be pinned",
-                "pin_memory=True makes a host tensor: leave out device=, then copy it with \
-                 `.to(device, non_blocking=True)`",
-            )
+            Value::Tensor(t) if t.device().is_cuda() => Err(Error::Module {
+                class: "RuntimeError",
+                message: "Only dense CPU tensors can be pinned".into(),
+                help: Some(
+                    "pin_memory=True makes a host tensor: leave out device=, then copy it with \
+                     `.to(device, non_blocking=True)`"
+                        .into(),
+                ),
+            }
             .at(b.span_of("pin_memory"))),
             Value::Tensor(t) if t.is_pinned() => Ok(Value::Tensor(t)),
             Value::Tensor(t) => b.result(self.rt.pinned_copy(&t)),

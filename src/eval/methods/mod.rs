@@ -843,7 +843,10 @@ impl Interp {
             return self.sparse_property(s, name, span);
         }
         // `y.grad_fn._saved_self`: what the node saved, under PyTorch's names.
-        if let (Value::GradFn(f), true) = (recv, name.starts_with("_saved_")) {
+        if let (Value::GradFn(f), true) = (
+            recv,
+            name.starts_with("_saved_") || name.starts_with("_raw_saved_"),
+        ) {
             return self.saved_attr(f, name, span);
         }
         if let (Value::Tensor(_), "layout") = (recv, name) {
