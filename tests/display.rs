@@ -100,7 +100,7 @@ fn other_values() {
     shows!("f16" => "f16");
     shows!("\"hi\"" => "\"hi\"");
     shows!("none" => "");
-    shows!("randn" => "<builtin randn(*size, dtype=f32, device=cpu, requires_grad=false, generator=none)>");
+    shows!("randn" => "<builtin randn(*size, dtype=f32, device=cpu, layout=none, requires_grad=false, pin_memory=false, generator=none)>");
     shows!("ones(2, 3).shape" => "[2, 3]");
     shows!("print(\"a\", 1, 2.5, ones(1))" => "a 1 2.5 [1.]  f32[1] @cpu");
 }

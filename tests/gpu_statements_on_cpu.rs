@@ -87,7 +87,7 @@ fn help_covers_builtins_methods_and_statements() {
         assert!(all.contains(group), "{group} missing from:\n{all}");
     }
     assert!(ok("help randn")
-        .contains("randn(*size, dtype=f32, device=cpu, requires_grad=false, generator=none)"));
+        .contains("randn(*size, dtype=f32, device=cpu, layout=none, requires_grad=false, pin_memory=false, generator=none)"));
     assert!(ok("help .to").contains("x.to(target=none, non_blocking=false"));
     let both = ok("help sum");
     assert!(

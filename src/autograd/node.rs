@@ -1060,9 +1060,20 @@ impl GraphFn {
         let GraphFn::Node(n) = self else {
             return vec![];
         };
+        // PyTorch's overloads of a tensor and a number (`2 - x` is
+        // `rsub(x, 2)`, `x ** 2` `pow(x, 2)`) have the tensor as their
+        // only input; cudash's nodes keep an edge for the number.
+        let tensor_at = match n.name {
+            "RsubBackward1" | "PowBackward2" => Some(1),
+            "PowBackward0" | "ClampBackward1" | "ClampMinBackward0" | "ClampMaxBackward0"
+            | "MulBackward1" | "DivBackward1" | "AddBackward1" | "SubBackward1" => Some(0),
+            _ => None,
+        };
         n.next
             .iter()
-            .map(|e| match e {
+            .enumerate()
+            .filter(|(k, e)| tensor_at.is_none_or(|t| *k == t || !matches!(e, Edge::None)))
+            .map(|(_, e)| match e {
                 Edge::None => (None, 0),
                 Edge::Leaf(cell) => (Some(GraphFn::Accumulate(Arc::clone(cell))), 0),
                 Edge::Node(n, k) => (Some(GraphFn::Node(Arc::clone(n))), *k),

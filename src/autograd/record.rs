@@ -264,6 +264,11 @@ fn binary_of(
     b: Operand,
     scalar_overload: bool,
 ) -> R<Arc<Tensor>> {
+    // `2 * x` and `2 + x` are PyTorch's `x.__rmul__(2)` and `x.__radd__(2)`:
+    // the tensor is the node's first input (`next_functions` shows it first).
+    if a.weak && !b.weak && matches!(op, BinaryOp::Add | BinaryOp::Mul) {
+        return binary_of(rt, mode, op, b, a, scalar_overload);
+    }
     let out = rt.binary(op, a, b)?;
     let ra = !a.weak && requires_grad(a.tensor);
     let rb = !b.weak && requires_grad(b.tensor);

@@ -1740,7 +1740,13 @@ impl Interp {
         };
         let input = args.remove(at);
         let method = crate::lang::ast::Name::new(method.into(), span);
-        self.call_method(input.value, &method, args, span)
+        // `torch.mul(a, b, out=c)`: the method's result written into `out`.
+        let out = super::out_arg::take_out(&mut args);
+        let v = self.call_method(input.value, &method, args, span)?;
+        match out {
+            Some(out) => self.write_out(v, out),
+            None => Ok(v),
+        }
     }
 
     pub(super) fn call_native(

@@ -56,6 +56,7 @@ mod mro;
 mod np_random;
 mod operators;
 mod optimizer_state;
+mod out_arg;
 mod own_module;
 mod parallel;
 pub(crate) mod param_containers;

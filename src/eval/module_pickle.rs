@@ -525,7 +525,7 @@ fn settings(
         Layer::Softsign | Layer::Tanhshrink | Layer::Softmax2d => Vec::new(),
         Layer::Softmin { dim } => vec![("dim", dim.map_or(Pickled::None, int))],
         Layer::Glu { dim } => vec![("dim", int(*dim))],
-        Layer::Softmax { dim, .. } => vec![("dim", int(*dim))],
+        Layer::Softmax { dim, .. } => vec![("dim", dim.map_or(Pickled::None, int))],
         Layer::PixelShuffle {
             factor,
             inverse: false,

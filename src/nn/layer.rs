@@ -191,8 +191,10 @@ pub enum Layer {
         num_parameters: usize,
     },
     Identity,
+    /// `Softmax(dim)`, `LogSoftmax(dim)`; without `dim`, PyTorch's
+    /// deprecated implicit choice (`implicit_dim`).
     Softmax {
-        dim: i64,
+        dim: Option<i64>,
         log: bool,
     },
     /// `Bilinear(in1, in2, out)`: `x1^T W x2 + b` (`autograd::bilinear`).

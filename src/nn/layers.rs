@@ -570,7 +570,11 @@ pub fn forward(
             Some(reflect) => crate::autograd::pad::pad_by_edges(rt, mode, x, pads, *reflect),
         },
         Layer::Identity => Ok(Arc::clone(x)),
-        Layer::Softmax { dim, log } => softmax(rt, mode, x, *dim, *log),
+        Layer::Softmax { dim, log } => {
+            let name = if *log { "log_softmax" } else { "softmax" };
+            let dim = dim.unwrap_or_else(|| implicit_dim(rt, name, x.ndim()));
+            softmax(rt, mode, x, dim, *log)
+        }
         Layer::Bilinear { .. } => {
             let w = param("weight").ok_or_else(|| Error::value("Bilinear has no weight"))?;
             let x2 = &inputs[1];
@@ -688,13 +692,24 @@ pub fn softmin(
     x: &Arc<Tensor>,
     dim: Option<i64>,
 ) -> Result<Arc<Tensor>, Error> {
-    let dim = dim.unwrap_or(match x.ndim() {
-        0 | 1 | 3 => 0,
-        _ => 1,
-    });
+    let dim = dim.unwrap_or_else(|| implicit_dim(rt, "softmin", x.ndim()));
     let neg =
         crate::autograd::autocast::unary(rt, mode, crate::runtime::op::unary::UnaryOp::Neg, x)?;
     softmax(rt, mode, &neg, dim, false)
+}
+
+/// The dim `softmax`, `log_softmax` and `softmin` take when none is given
+/// (PyTorch's `_get_softmax_dim`: 0 for 0, 1 and 3 dims, else 1), with
+/// PyTorch's deprecation warning.
+pub fn implicit_dim(rt: &mut Runtime, name: &str, ndim: usize) -> i64 {
+    rt.note(format!(
+        "UserWarning: Implicit dimension choice for {name} has been deprecated. Change the call \
+         to include dim=X as an argument."
+    ));
+    match ndim {
+        0 | 1 | 3 => 0,
+        _ => 1,
+    }
 }
 
 /// `x.unflatten(dim, sizes)`: dim `dim` as the dims `sizes` (one may be

@@ -187,7 +187,9 @@ fn extra_repr(m: &super::Module) -> String {
             py_bool(*affine),
             py_bool(*affine)
         ),
-        Layer::Softmax { dim, .. } => format!("dim={dim}"),
+        Layer::Softmax { dim, .. } => {
+            format!("dim={}", dim.map_or("None".to_string(), |d| d.to_string()))
+        }
         Layer::BatchNorm {
             num_features,
             eps,

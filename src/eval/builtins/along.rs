@@ -31,7 +31,18 @@ impl Interp {
         match name {
             "cumsum" | "cumprod" | "softmax" | "log_softmax" => {
                 let op = along_named(name).map_err(at)?;
-                let dim = b.int("dim")?.ok_or_else(|| {
+                // `F.log_softmax(x)` of older programs: PyTorch's implicit
+                // dim, with its deprecation warning.
+                let implicit = matches!(name, "softmax" | "log_softmax") && b.get("dim").is_none();
+                let dim = match implicit {
+                    true => Some(crate::nn::layers::implicit_dim(
+                        &mut self.rt,
+                        name,
+                        t.ndim(),
+                    )),
+                    false => b.int("dim")?,
+                };
+                let dim = dim.ok_or_else(|| {
                     Error::value_help(
                         format!("{name}() needs `dim`: the dimension it runs along"),
                         format!("e.g. `{name}(x, dim=-1)`"),

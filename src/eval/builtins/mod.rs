@@ -627,11 +627,22 @@ impl Interp {
             }
             _ => args,
         };
+        // `out=` of a torch function (`torch.matmul(a, b, out=y)`): the
+        // result written into it (`out_arg.rs`).
+        let mut args = args;
+        let out = match doc.signature.contains("out=") {
+            true => None,
+            false => super::out_arg::take_out(&mut args),
+        };
         let b = bind(doc, args, span)?;
         self.begin_op(doc.name);
         let v = match torch_generator::draws(doc.name, false) {
             true => self.drawing_from(&b, None, |me| handler(me, doc.name, &b))?,
             false => handler(self, doc.name, &b)?,
+        };
+        let v = match out {
+            Some(out) => return self.write_out(v, out),
+            None => v,
         };
         // Autograd's check (`grad.rs`), where the result holds a tensor:
         // `len(xs)` never reads the list's items.

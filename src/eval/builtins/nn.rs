@@ -165,13 +165,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             module(layers::bilinear(&mut me.rt, sizes, bias, place).map_err(at)?)
         }
         "Softmax" | "LogSoftmax" => {
-            let dim = b.int("dim")?.ok_or_else(|| {
-                Error::value_help(
-                    format!("{name} needs `dim`"),
-                    format!("`{name}(dim=1)` for a row of scores per sample"),
-                )
-                .at(b.span)
-            })?;
+            let dim = b.int("dim")?;
             let log = name == "LogSoftmax";
             module(Module::new(name, Layer::Softmax { dim, log }))
         }

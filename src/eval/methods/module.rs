@@ -65,9 +65,8 @@ impl Interp {
                 Some(Value::Int(*out_features as i64))
             }
             ("p", Layer::Dropout { p, .. }) => Some(Value::float(*p)),
-            ("dim", Layer::Softmax { dim, .. } | Layer::DataParallel { dim, .. }) => {
-                Some(Value::Int(*dim))
-            }
+            ("dim", Layer::DataParallel { dim, .. }) => Some(Value::Int(*dim)),
+            ("dim", Layer::Softmax { dim, .. }) => Some(dim.map_or(Value::None, Value::Int)),
             (
                 "device_ids",
                 Layer::DataParallel { device_ids, .. }

@@ -660,15 +660,43 @@ def _t(x):
     return a._t, a._d
 
 
+def _into(r, out):
+    """A ufunc's `out=`: the result written into the array given (cast
+    to its dtype), which is returned."""
+    if isinstance(out, tuple):
+        out = out[0]
+    if not isinstance(out, ndarray):
+        raise TypeError("return arrays must be of ArrayType")
+    out._t.copy_(r._t if isinstance(r, ndarray) else torch.tensor(r))
+    return out
+
+
 def _unary(f, out_float=True):
-    def g(x):
-        if isinstance(x, (int, float)) and not isinstance(x, bool):
+    def g(x, out=None):
+        if out is None and isinstance(x, (int, float)) and not isinstance(x, bool):
             return f(torch.tensor(float(x), dtype=torch.float64)).item()
         t, d = _t(x)
         if out_float and d.kind != "f":
             t, d = t.to(torch.float64), float64
-        return _wrap(f(t), d)
+        r = _wrap(f(t), d)
+        return r if out is None else _into(r, out)
     return g
+
+
+def _ufunc(op, true_div=False):
+    """NumPy's two-operand ufuncs (`np.add(a, b, out=a)`)."""
+    def f(x1, x2, out=None):
+        r = _binary(x1, x2, op, true_div=true_div)
+        return r if out is None else _into(r, out)
+    return f
+
+
+add = _ufunc(lambda a, b: a + b)
+subtract = _ufunc(lambda a, b: a - b)
+multiply = _ufunc(lambda a, b: a * b)
+divide = _ufunc(lambda a, b: a / b, true_div=True)
+true_divide = divide
+power = _ufunc(lambda a, b: a ** b)
 
 
 exp = _unary(torch.exp)
