@@ -6083,3 +6083,23 @@ print(w[1].tolist())
         ]
     );
 }
+
+/// `uuid.uuid4()` (the saved-tensor hooks tutorial names files with it):
+/// random bits from the operating system, so a seeded `random` draws the
+/// same numbers with or without it, as in CPython.
+#[test]
+fn uuid4_as_python() {
+    let out = python_printed(
+        "uuid_four",
+        "import random\nimport uuid\nrandom.seed(0)\na = random.random()\nrandom.seed(0)\nu = uuid.uuid4()\nb = random.random()\nprint(a == b)\ns = str(u)\nprint(len(s), s.count('-'), s[14], s[19] in '89ab', u.version, u != uuid.uuid4())\nprint(uuid.UUID(s) == u, repr(uuid.UUID('12345678123456781234567812345678')), uuid.UUID('{12345678-1234-5678-1234-567812345678}').hex)\ntry:\n    uuid.UUID('xyz')\nexcept ValueError as e:\n    print(e)\n",
+    );
+    assert_eq!(
+        out,
+        [
+            "True",
+            "36 4 4 True 4 True",
+            "True UUID('12345678-1234-5678-1234-567812345678') 12345678123456781234567812345678",
+            "badly formed hexadecimal UUID string",
+        ]
+    );
+}

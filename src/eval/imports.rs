@@ -1744,7 +1744,7 @@ impl Interp {
         let out = super::out_arg::take_out(&mut args);
         let v = self.call_method(input.value, &method, args, span)?;
         match out {
-            Some(out) => self.write_out(v, out),
+            Some(out) => self.write_out(method.name.as_str(), v, out),
             None => Ok(v),
         }
     }

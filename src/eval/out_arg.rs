@@ -38,57 +38,56 @@ impl Interp {
     /// function of several results); `out` itself is the call's value.
     pub(super) fn write_out(
         &mut self,
+        op: &str,
         result: Value,
         (out, span): (Value, Span),
     ) -> Result<Value, Diagnostic> {
-        match (&result, &out) {
-            (Value::Tensor(r), Value::Tensor(o)) => {
-                self.write_one(r, o).map_err(|e| e.at(span))?;
-                Ok(out)
-            }
-            (Value::List(rs), Value::List(_) | Value::MutList(_)) => {
-                let os: Vec<Value> = match &out {
-                    Value::MutList(l) => crate::runtime::lock::lock(l).to_vec(),
-                    Value::List(l) => l.to_vec(),
-                    _ => Vec::new(),
-                };
-                if rs.len() != os.len() {
-                    return Err(Error::value(format!(
-                        "out= takes {} tensors here, one per result, not {}",
-                        rs.len(),
-                        os.len()
-                    ))
-                    .at(span));
-                }
-                for (r, o) in rs.iter().zip(&os) {
-                    match (r, o) {
-                        (Value::Tensor(r), Value::Tensor(o)) => {
-                            self.write_one(r, o).map_err(|e| e.at(span))?
-                        }
-                        (_, o) => {
-                            return Err(Error::wrong_type("out=", "tensors", o.type_name()).at(span))
-                        }
-                    }
-                }
-                Ok(out)
-            }
-            (Value::Tensor(_), other) => {
-                Err(Error::wrong_type("out=", "a tensor", other.type_name()).at(span))
-            }
-            _ => Err(Error::value_help(
-                "this function's result is not a tensor, so it has no out= form",
-                "assign its result instead",
-            )
-            .at(span)),
+        if let (Value::Tensor(r), Value::Tensor(o)) = (&result, &out) {
+            self.write_one(op, r, o).map_err(|e| e.at(span))?;
+            return Ok(out);
         }
+        // `torch.max(x, 1, out=(values, indices))`: one tensor per result.
+        let (Some(results), Some(outs)) = (result.items(), out.items()) else {
+            return Err(match result {
+                Value::Tensor(_) => Error::wrong_type("out=", "a tensor", out.type_name()),
+                _ => Error::value_help(
+                    "this function's result is not a tensor, so it has no out= form",
+                    "assign its result instead",
+                ),
+            }
+            .at(span));
+        };
+        if results.len() != outs.len() {
+            return Err(Error::value(format!(
+                "out= takes {} tensors here, one per result, not {}",
+                results.len(),
+                outs.len()
+            ))
+            .at(span));
+        }
+        for (r, o) in results.iter().zip(outs.iter()) {
+            match (r, o) {
+                (Value::Tensor(r), Value::Tensor(o)) => {
+                    self.write_one(op, r, o).map_err(|e| e.at(span))?
+                }
+                (_, o) => return Err(Error::wrong_type("out=", "tensors", o.type_name()).at(span)),
+            }
+        }
+        Ok(out)
     }
 
-    fn write_one(&mut self, result: &Arc<Tensor>, out: &Arc<Tensor>) -> Result<(), Error> {
+    fn write_one(
+        &mut self,
+        op: &str,
+        result: &Arc<Tensor>,
+        out: &Arc<Tensor>,
+    ) -> Result<(), Error> {
         if self.grad.enabled && (requires_grad(result) || requires_grad(out)) {
             return Err(runtime_error(
-                "out=... arguments don't support automatic differentiation, but one of the \
-                 arguments requires grad."
-                    .into(),
+                format!(
+                    "{op}(): functions with out=... arguments don't support automatic \
+                     differentiation, but one of the arguments requires grad."
+                ),
                 "compute under `torch.no_grad()`, or assign the result (`y = torch.matmul(a, b)`)",
             ));
         }

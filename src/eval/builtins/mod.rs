@@ -641,7 +641,7 @@ impl Interp {
             false => handler(self, doc.name, &b)?,
         };
         let v = match out {
-            Some(out) => return self.write_out(v, out),
+            Some(out) => return self.write_out(doc.name, v, out),
             None => v,
         };
         // Autograd's check (`grad.rs`), where the result holds a tensor:

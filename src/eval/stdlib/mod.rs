@@ -29,6 +29,7 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_autograd_functional.py"),
     ),
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
+    ("torch.functional", include_str!("torch_functional.py")),
     (
         "torch.autograd.graph",
         include_str!("torch_autograd_graph.py"),

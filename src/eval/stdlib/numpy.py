@@ -328,6 +328,8 @@ class ndarray:
         return self._value(self._t[_index(key)])
 
     def __setitem__(self, key, value):
+        if isinstance(value, (list, tuple)):
+            value = array(value, dtype=self._d)
         if isinstance(value, ndarray):
             value = value._t
         if isinstance(value, torch.Tensor):
@@ -840,6 +842,36 @@ def stack(arrays, axis=0):
 
 def vstack(arrays):
     return concatenate([x.reshape(1, -1) if asarray(x).ndim == 1 else x for x in arrays], 0)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Parts of `ary` along `axis`: N parts as equal as can be (the first
+    `len % N` one longer), or cut at the indices given."""
+    a = asarray(ary)
+    n = a.shape[axis]
+    if isinstance(indices_or_sections, int):
+        sections = indices_or_sections
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        each, extra = divmod(n, sections)
+        cuts = [0]
+        for k in range(sections):
+            cuts.append(cuts[-1] + each + (1 if k < extra else 0))
+    else:
+        cuts = [0] + [int(i) if 0 <= int(i) <= n else (0 if int(i) < 0 else n) for i in indices_or_sections] + [n]
+    parts = []
+    for k in range(len(cuts) - 1):
+        start = cuts[k]
+        stop = cuts[k + 1] if cuts[k + 1] > start else start
+        parts.append(_wrap(a._t.narrow(axis, start, stop - start), a._d))
+    return parts
+
+
+def split(ary, indices_or_sections, axis=0):
+    """`array_split`, where N parts must be equal."""
+    if isinstance(indices_or_sections, int) and asarray(ary).shape[axis] % indices_or_sections:
+        raise ValueError("array split does not result in an equal division")
+    return array_split(ary, indices_or_sections, axis)
 
 
 def reshape(a, shape):

@@ -26,6 +26,29 @@ def urlretrieve(url, filename=None, reporthook=None, data=None):
     return os.fspath(filename), {}
 
 
+class OpenerDirector:
+    """What `build_opener()` gives: programs set `addheaders` on it and
+    `install_opener` it before downloading (cudash's downloads send curl's
+    own headers)."""
+
+    def __init__(self):
+        self.addheaders = [("User-agent", "Python-urllib/3.11")]
+
+    def open(self, fullurl, data=None, timeout=None):
+        return urlopen(fullurl, data, timeout)
+
+
+_opener = [None]
+
+
+def build_opener(*handlers):
+    return OpenerDirector()
+
+
+def install_opener(opener):
+    _opener[0] = opener
+
+
 def urlopen(url, data=None, timeout=None, **kwargs):
     raise NotImplementedError(
         "cudash has no bytes objects, so no urlopen(url).read(); "

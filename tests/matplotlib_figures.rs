@@ -1,0 +1,63 @@
+//! matplotlib's figures as cudash draws them (`stdlib/matplotlib_pyplot.py`):
+//! what `savefig` writes, read back pixel by pixel. (What a program asks of
+//! its figures, beside PyTorch's run with matplotlib, is in
+//! tests/pasted/tutorial_basics.py.)
+
+mod common;
+
+/// An image shown with `imshow` fills the axes' box at its aspect, pixel
+/// for pixel where the box is a whole multiple of it; a red line from one
+/// corner of the data to the other crosses the box's middle; the frame
+/// is black and the rest of the figure white.
+#[test]
+fn savefig_draws_images_lines_and_frames() {
+    let lines = common::script_lines_on(
+        0,
+        "figure_pixels",
+        r#"
+import torch
+import matplotlib.pyplot as plt
+from PIL import Image
+img = torch.zeros(2, 2, 3, dtype=torch.uint8)
+img[0, 0] = torch.tensor([255, 0, 0], dtype=torch.uint8)
+img[1, 1] = torch.tensor([0, 0, 255], dtype=torch.uint8)
+fig = plt.figure(figsize=(2, 2), dpi=100)
+ax = fig.add_axes([0.0, 0.0, 1.0, 1.0])
+ax.imshow(img)
+ax.axis("off")
+fig.savefig("img.png")
+p = Image.open("img.png")
+print(p.size, p.getpixel((10, 10)), p.getpixel((150, 150)), p.getpixel((150, 10)))
+fig = plt.figure(figsize=(2, 2), dpi=100)
+ax = fig.add_axes([0.1, 0.1, 0.8, 0.8])
+ax.plot([0, 1], [0, 1], color="red", linewidth=1)
+fig.savefig("line.png")
+p = Image.open("line.png")
+red = [sum(1 for x in range(200) if p.getpixel((x, y)) == (255, 0, 0)) for y in (5, 60, 100, 140)]
+print(red, p.getpixel((20, 100)), p.getpixel((10, 100)), p.getpixel((100, 179)))
+plt.figure()
+plt.imshow(torch.tensor([[0.0, 1.0]]), cmap="gray")
+plt.savefig("gray.png")
+p = Image.open("gray.png")
+print(p.size, p.getpixel((200, 240)), p.getpixel((440, 240)))
+try:
+    plt.savefig("x.jpg")
+except ValueError as e:
+    print(e)
+try:
+    plt.imshow(torch.zeros(2, 2), cmap="nope")
+except ValueError as e:
+    print(str(e)[:40])
+"#,
+    );
+    assert_eq!(
+        lines,
+        [
+            "(200, 200) (255, 0, 0) (0, 0, 255) (0, 0, 0)",
+            "[0, 1, 1, 1] (0, 0, 0) (255, 255, 255) (0, 0, 0)",
+            "(640, 480) (0, 0, 0) (255, 255, 255)",
+            "cudash's figures are saved as PNG, not jpg",
+            "'nope' is not a valid value for cmap; su",
+        ]
+    );
+}
