@@ -50,6 +50,7 @@ pub mod schedule;
 pub mod slices;
 pub mod sparse;
 pub mod upsample;
+pub mod variable;
 pub mod views;
 pub mod window;
 

@@ -184,7 +184,7 @@ impl Saved {
                 // input with its record, the output itself.
                 let (tensor, output) = match &origin {
                     Origin::Output(out) => (Arc::new(t.alias()), Some(out.clone())),
-                    Origin::Input(_) => (Arc::new(super::meta::same_variable(t)), None),
+                    Origin::Input(_) => (Arc::new(super::variable::same_variable(t)), None),
                 };
                 Slot::Hooked(PackCell::queue(tensor, output, pair))
             }

@@ -1574,7 +1574,7 @@ pub(crate) fn same(a: &Value, b: &Value) -> bool {
         // One variable under two handles is one (a node's saved input
         // read back: `y.grad_fn._saved_self is a`, as PyTorch's).
         (Value::Tensor(x), Value::Tensor(y)) => {
-            Arc::ptr_eq(x, y) || crate::autograd::meta::is_same_variable(x, y)
+            Arc::ptr_eq(x, y) || crate::autograd::variable::is_same_variable(x, y)
         }
         (Value::List(x), Value::List(y)) => Arc::ptr_eq(x, y),
         (Value::MutList(x), Value::MutList(y)) => Arc::ptr_eq(x, y),

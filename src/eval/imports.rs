@@ -2827,6 +2827,28 @@ fn started() -> std::time::Instant {
     *START.get_or_init(std::time::Instant::now)
 }
 
+/// `n` random bytes as hex, read from the operating system's generator
+/// (`/dev/urandom`); where there is none, from the clock and the process.
+fn random_hex(n: usize) -> String {
+    use std::io::Read;
+    let mut bytes = vec![0u8; n];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_err() {
+        use std::hash::{BuildHasher, Hasher};
+        for (i, b) in bytes.iter_mut().enumerate() {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_usize(i);
+            h.write_u128(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos()),
+            );
+            *b = h.finish() as u8;
+        }
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2884,26 +2906,4 @@ mod tests {
             assert!(name(path, n).starts_with("error"), "{path}.{n}");
         }
     }
-}
-
-/// `n` random bytes as hex, read from the operating system's generator
-/// (`/dev/urandom`); where there is none, from the clock and the process.
-fn random_hex(n: usize) -> String {
-    use std::io::Read;
-    let mut bytes = vec![0u8; n];
-    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    if read.is_err() {
-        use std::hash::{BuildHasher, Hasher};
-        for (i, b) in bytes.iter_mut().enumerate() {
-            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-            h.write_usize(i);
-            h.write_u128(
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_nanos()),
-            );
-            *b = h.finish() as u8;
-        }
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -251,7 +251,7 @@ impl Interp {
                 tensor,
                 record: Some(record),
                 source: Source::Input(_),
-            } => Arc::new(crate::autograd::meta::with_record(&tensor, record)),
+            } => Arc::new(crate::autograd::variable::with_record(&tensor, record)),
             SavedAttr::Held { tensor, source, .. } => with_history(&tensor, node, source),
             SavedAttr::Hooked { cell, source } => {
                 let recording = self.grad.enabled;

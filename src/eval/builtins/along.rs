@@ -33,7 +33,9 @@ impl Interp {
                 let op = along_named(name).map_err(at)?;
                 // `F.log_softmax(x)` of older programs: PyTorch's implicit
                 // dim, with its deprecation warning.
-                let implicit = matches!(name, "softmax" | "log_softmax") && b.get("dim").is_none();
+                let implicit = self.python_program()
+                    && matches!(name, "softmax" | "log_softmax")
+                    && b.get("dim").is_none();
                 let dim = match implicit {
                     true => Some(crate::nn::layers::implicit_dim(
                         &mut self.rt,
