@@ -6,17 +6,7 @@
 
 mod common;
 
-use cudash::eval::Output;
-
-fn warnings(o: &cudash::session::Outcome) -> Vec<String> {
-    o.outputs
-        .iter()
-        .filter_map(|x| match x {
-            Output::Warning(w) => Some(w.clone()),
-            _ => None,
-        })
-        .collect()
-}
+use common::warnings;
 
 /// A forward pass keeps its activations on the GPU for backward; under
 /// `save_on_cpu` it keeps none there (they wait in pinned host memory),
@@ -56,20 +46,8 @@ fn save_on_cpu_keeps_no_activation_on_the_gpu() {
 
 #[test]
 fn save_on_cpu_runs_on_emu_too() {
-    let dir = std::env::temp_dir().join(format!("cudash-save-on-cpu-emu-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("soc.py"), SAVE_ON_CPU).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
-        .args(["--backend", "emu", "script", "soc.py"])
-        .current_dir(&dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(
-        out.lines().collect::<Vec<_>>(),
+        common::script_lines_on_emu("save_on_cpu_emu", SAVE_ON_CPU),
         ["plain 262656", "save_on_cpu 512", "True"]
     );
 }

@@ -164,20 +164,7 @@ except RuntimeError as e:
         r#"RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"#,
     ];
     assert_eq!(script_lines_on(2, "sparse_gpu", src), want);
-    let dir = std::env::temp_dir().join(format!("cudash-sparse-emu-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("gpu.py"), src).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
-        .args(["--backend", "emu", "script", "gpu.py"])
-        .current_dir(&dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success() && err.is_empty(), "{err}");
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(out.lines().collect::<Vec<_>>(), want);
+    assert_eq!(common::script_lines_on_emu("sparse_emu", src), want);
 }
 
 /// NumPy's tables as the graph examples read Cora (`np.genfromtxt` with

@@ -100,12 +100,37 @@ pub fn script_lines_on(devices: u32, name: &str, src: &str) -> Vec<String> {
 
 /// [`script_streams`] with `devices` simulated GPUs.
 pub fn script_streams_on(devices: u32, name: &str, src: &str) -> (String, String, bool) {
+    script_streams_with(&["--sim-devices", &devices.to_string()], name, src)
+}
+
+/// The lines `cudash --backend emu script NAME.py` of `src` printed (the
+/// CUDA backend's own code, its kernels compiled for the CPU); it must
+/// succeed and print nothing on stderr.
+pub fn script_lines_on_emu(name: &str, src: &str) -> Vec<String> {
+    let (out, err, ok) = script_streams_with(&["--backend", "emu"], name, src);
+    assert!(err.is_empty() && ok, "{err}");
+    out.lines().map(str::to_string).collect()
+}
+
+/// The warnings a session's statement gave.
+pub fn warnings(o: &cudash::session::Outcome) -> Vec<String> {
+    o.outputs
+        .iter()
+        .filter_map(|x| match x {
+            cudash::eval::Output::Warning(w) => Some(w.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn script_streams_with(options: &[&str], name: &str, src: &str) -> (String, String, bool) {
     let dir = std::env::temp_dir().join(format!("cudash-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = format!("{name}.py");
     std::fs::write(dir.join(&file), src).unwrap();
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
-        .args(["--sim-devices", &devices.to_string(), "script", &file])
+        .args(options)
+        .args(["script", &file])
         .current_dir(&dir)
         .env("NO_COLOR", "1")
         .output()
