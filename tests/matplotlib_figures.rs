@@ -61,3 +61,39 @@ except ValueError as e:
         ]
     );
 }
+
+/// In a notebook `plt.show()` shows each open figure as an image (a PNG
+/// in a data URL) beside matplotlib's text for it, and closes it, as the
+/// inline backend does; in a terminal it shows nothing.
+#[test]
+fn show_in_a_notebook_is_an_image() {
+    let src = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()\nprint(len(plt.get_fignums()))";
+    let mut s = common::session();
+    s.enable_html();
+    let o = s.execute(src);
+    assert!(o.error.is_none(), "{}", o.plain_text());
+    let shown: Vec<_> = o
+        .outputs
+        .iter()
+        .filter_map(|o| match o {
+            cudash::eval::Output::Display(s) => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shown.len(), 1);
+    assert_eq!(shown[0].text, "<Figure size 640x480 with 1 Axes>");
+    let html = shown[0].html.as_deref().unwrap_or_default();
+    assert!(
+        html.starts_with("<img src=\"data:image/png;base64,iVBORw0KGgo"),
+        "{html}"
+    );
+    assert_eq!(o.plain_text().lines().last(), Some("0"));
+
+    let o = common::session().execute(src);
+    assert!(o.error.is_none(), "{}", o.plain_text());
+    assert!(!o
+        .outputs
+        .iter()
+        .any(|o| matches!(o, cudash::eval::Output::Display(_))));
+    assert_eq!(o.plain_text().lines().last(), Some("1"));
+}

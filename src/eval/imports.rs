@@ -676,6 +676,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.write_png",
     },
     Native {
+        name: "_cudash.show_png",
+    },
+    Native {
         name: "_cudash.image_open",
     },
     Native {

@@ -27,7 +27,7 @@ use crate::runtime::io::tar;
 use crate::runtime::Tensor;
 
 /// The names this module answers.
-pub const NAMES: [&str; 8] = [
+pub const NAMES: [&str; 9] = [
     "_cudash.read_idx",
     "_cudash.download",
     "_cudash.gunzip",
@@ -36,6 +36,7 @@ pub const NAMES: [&str; 8] = [
     "_cudash.tar_close",
     "_cudash.md5",
     "_cudash.write_png",
+    "_cudash.show_png",
 ];
 
 impl Interp {
@@ -138,30 +139,74 @@ impl Interp {
                 let bytes = std::fs::read(&path).map_err(|e| io("read", &path, e))?;
                 Ok(Value::Str(Arc::new(format!("{:x}", md5::compute(bytes)))))
             }
+            // `_cudash.show_png(text, pixels)`: a figure shown in a notebook
+            // (matplotlib's inline backend), as an image beside its text;
+            // false elsewhere (a terminal shows nothing, as matplotlib's Agg).
+            "_cudash.show_png" => {
+                if !self.hooks.html {
+                    return Ok(Value::bool(false));
+                }
+                let caption = text(0)?;
+                let png = encoded(args.get(1).map(|a| &a.value)).map_err(at)?;
+                let png = png.map_err(|e| io("show", "a figure", e))?;
+                let html = format!("<img src=\"data:image/png;base64,{}\"/>", base64(&png));
+                self.emit(super::Output::Display(super::Shown {
+                    text: caption,
+                    html: Some(html),
+                }));
+                Ok(Value::bool(true))
+            }
             _ => {
                 let path = text(0)?;
-                let Some(Value::Tensor(t)) = args.get(1).map(|a| &a.value) else {
-                    return Err(at(Error::value(format!("{name}: argument 1 is a tensor"))));
-                };
-                let (h, w, c) = match t.shape() {
-                    &[h, w, c] if matches!(c, 1 | 3 | 4) => (h, w, c),
-                    s => {
-                        return Err(at(Error::value(format!(
-                        "save_image: pixels of shape {s:?} are not H×W×C with 1, 3 or 4 channels"
-                    ))))
-                    }
-                };
-                let pixels: Vec<u8> = t
-                    .to_vec::<i64>()
-                    .into_iter()
-                    .map(|v| v.clamp(0, 255) as u8)
-                    .collect();
-                let png = png(&pixels, w, h, c).map_err(|e| io("write", &path, e))?;
+                let png = encoded(args.get(1).map(|a| &a.value)).map_err(at)?;
+                let png = png.map_err(|e| io("write", &path, e))?;
                 std::fs::write(&path, png).map_err(|e| io("write", &path, e))?;
                 Ok(Value::None)
             }
         }
     }
+}
+
+/// The PNG file of an `H×W×C` tensor of pixels (1, 3 or 4 channels).
+fn encoded(v: Option<&Value>) -> Result<std::io::Result<Vec<u8>>, Error> {
+    let Some(Value::Tensor(t)) = v else {
+        return Err(Error::value("the pixels are a tensor"));
+    };
+    let (h, w, c) = match t.shape() {
+        &[h, w, c] if matches!(c, 1 | 3 | 4) => (h, w, c),
+        s => {
+            return Err(Error::value(format!(
+                "save_image: pixels of shape {s:?} are not H×W×C with 1, 3 or 4 channels"
+            )))
+        }
+    };
+    let pixels: Vec<u8> = t
+        .to_vec::<i64>()
+        .into_iter()
+        .map(|v| v.clamp(0, 255) as u8)
+        .collect();
+    Ok(png(&pixels, w, h, c))
+}
+
+/// Standard base64 (RFC 4648, with padding), for a data URL.
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            match k <= chunk.len() {
+                true => out.push(ABC[(n >> (18 - 6 * k)) as usize & 63] as char),
+                false => out.push('='),
+            }
+        }
+    }
+    out
 }
 
 /// An archive read: its path, when it was last changed, its members.

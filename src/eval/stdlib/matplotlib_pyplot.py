@@ -815,13 +815,16 @@ class Figure:
         if dpi is not None and dpi != "figure":
             self.dpi = float(dpi)
         try:
-            W, H = self._pixels()
-            canvas = torch.full((H, W, 3), 255, dtype=torch.uint8)
-            for ax in self.axes:
-                ax._draw(canvas, W, H)
-            _cudash.write_png(name, canvas)
+            _cudash.write_png(name, self._canvas())
         finally:
             self.dpi = keep
+
+    def _canvas(self):
+        W, H = self._pixels()
+        canvas = torch.full((H, W, 3), 255, dtype=torch.uint8)
+        for ax in self.axes:
+            ax._draw(canvas, W, H)
+        return canvas
 
 
 def _grid_spec(args):
@@ -1038,8 +1041,13 @@ def savefig(fname, **kwargs):
 
 
 def show(block=None):
-    """Nothing to show: cudash draws for files (as matplotlib's Agg backend
+    """In a notebook, each open figure as an image (matplotlib's inline
+    backend), then closed; elsewhere nothing (as matplotlib's Agg backend
     where there is no display)."""
+    for fig in list(_state["figs"]):
+        if not _cudash.show_png(repr(fig), fig._canvas()):
+            return
+        close(fig)
 
 
 def draw():
