@@ -413,6 +413,15 @@ mod tests {
     use crate::runtime::DType;
 
     #[test]
+    fn base64_is_rfc_4648s() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"M"), "TQ==");
+        assert_eq!(base64(b"Ma"), "TWE=");
+        assert_eq!(base64(b"Man"), "TWFu");
+        assert_eq!(base64(&[0xff, 0xfe, 0x00, 0x10]), "//4AEA==");
+    }
+
+    #[test]
     fn an_idx_file_of_bytes_reads_in_its_shape() {
         let mut b = vec![0, 0, 0x08, 2, 0, 0, 0, 2, 0, 0, 0, 3];
         b.extend_from_slice(&[0, 1, 2, 253, 254, 255]);
