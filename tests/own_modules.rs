@@ -156,6 +156,36 @@ fn an_error_in_a_module_points_into_its_file() {
     assert!(err.contains("broken.py:2"), "{err}");
 }
 
+/// An error raised by an op in a `lambda` (or a nested `def`) made while
+/// a module's function runs points into the module's file, where the
+/// lambda is written, not into the script that called the function.
+#[test]
+fn an_error_in_a_modules_lambda_points_into_its_file() {
+    let main = program(
+        "lambda_error",
+        &[
+            (
+                "main.py",
+                "import torch
+import helper
+
+print(helper.largest(torch.zeros(2)))
+",
+            ),
+            (
+                "helper.py",
+                "def largest(x):\n    pick = lambda t: t.amax(5)\n    return pick(x)\n",
+            ),
+        ],
+    );
+    let (out, err, code) = script(&main, &[]);
+    assert_eq!(code, Some(1));
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("helper.py:2:"), "{err}");
+    assert!(err.contains("pick = lambda t: t.amax(5)"), "{err}");
+    assert!(err.contains("main.py:4:"), "{err}");
+}
+
 /// `spawn`'s ranks import the module again, as spawned processes do.
 #[test]
 fn spawned_ranks_import_the_module_again() {

@@ -98,12 +98,19 @@ impl Interp {
                 .collect(),
             None => Vec::new(),
         };
+        // Its text is the running function's (a `lambda` inside one of a
+        // module's functions is in that module), else the running script's.
+        let source = self
+            .frames
+            .last()
+            .and_then(|f| f.function.source.clone())
+            .or_else(|| self.source.clone());
         let f = Function {
             def: Arc::clone(def),
             code: super::compiled::block(&def.body),
             defaults,
             closure: super::value::Closure(closure),
-            source: self.source.clone(),
+            source,
             owner: Default::default(),
             grad_mode: None,
             abstract_method: false,
