@@ -97,7 +97,7 @@ fn inspect_reads_the_builtins_table() {
     let mut s = common::session();
     let h = s.inspect("randn(2)", 3).unwrap();
     assert!(
-        h.starts_with("randn(*size, dtype=f32, device=cpu, requires_grad=false, generator=none)"),
+        h.starts_with("randn(*size, dtype=f32, device=cpu, layout=none, requires_grad=false, pin_memory=false, generator=none)"),
         "{h}"
     );
     assert!(h.contains("example:"));
