@@ -11,26 +11,7 @@ use common::warnings;
 /// A forward pass keeps its activations on the GPU for backward; under
 /// `save_on_cpu` it keeps none there (they wait in pinned host memory),
 /// and backward, copying them back, computes the same gradients.
-const SAVE_ON_CPU: &str = r#"
-import torch
-import torch.nn as nn
-torch.manual_seed(0)
-model = nn.Sequential(nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10)).cuda()
-x = torch.randn(128, 256, device="cuda")
-base = torch.cuda.memory_allocated()
-loss = model(x).sum()
-print("plain", torch.cuda.memory_allocated() - base)
-loss.backward()
-g = [p.grad.clone() for p in model.parameters()]
-model.zero_grad(set_to_none=True)
-del loss
-base = torch.cuda.memory_allocated()
-with torch.autograd.graph.save_on_cpu(pin_memory=True):
-    loss = model(x).sum()
-print("save_on_cpu", torch.cuda.memory_allocated() - base)
-loss.backward()
-print(all(torch.equal(a, p.grad) for a, p in zip(g, model.parameters())))
-"#;
+const SAVE_ON_CPU: &str = include_str!("../benches/gpu/save_on_cpu.py");
 
 #[test]
 fn save_on_cpu_keeps_no_activation_on_the_gpu() {

@@ -74,19 +74,6 @@ pub(super) fn remove(_: &mut Interp, _: &'static str, h: &Arc<Handle>, _: &Bound
     Ok(Value::None)
 }
 
-/// A value's type as Python names it (`int`), for PyTorch's message.
-fn python_type(v: &Value) -> &'static str {
-    match v {
-        Value::Int(_) => "int",
-        Value::Float(_) => "float",
-        Value::Bool(_) => "bool",
-        Value::Str(_) => "str",
-        Value::List(_) | Value::MutList(_) => "list",
-        Value::Dict(_) => "dict",
-        _ => "object",
-    }
-}
-
 /// The function a hook holds (hooks are registered from the language only).
 fn function(f: &HookFn) -> Arc<super::value::Function> {
     Arc::clone(f)
@@ -145,7 +132,7 @@ impl Host for Interp {
             other => Err(Error::Call {
                 message: format!(
                     "expected Variable, but hook returned '{}'",
-                    python_type(&other)
+                    super::saved_tensors::python_type(&other)
                 ),
                 signature: format!("fn {}(g) {{ return a tensor like g, or none }}", f.name()),
             }),

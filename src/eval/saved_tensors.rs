@@ -36,8 +36,8 @@ fn value(h: &HookFn) -> Value {
         .unwrap_or_else(|| unreachable!("saved-tensor hooks hold the session's values"))
 }
 
-/// Python's name for a value's type, for PyTorch's message.
-fn python_type(v: &Value) -> String {
+/// Python's name for a value's type, for PyTorch's messages (a hook's result).
+pub(super) fn python_type(v: &Value) -> String {
     match v {
         Value::Int(_) => "int".into(),
         Value::Float(_) => "float".into(),

@@ -12,6 +12,9 @@ import torch
 import _cudash
 import matplotlib
 
+# `hist` takes a parameter called `range`, as matplotlib's.
+_range = range
+
 _CYCLE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 _NAMED = {
     "b": "#0000ff", "g": "#008000", "r": "#ff0000", "c": "#00bfbf", "m": "#bf00bf", "y": "#bfbf00",
@@ -403,7 +406,7 @@ class Axes:
         w = (hi - lo) / bins
         c = self._color(color)
         bars = BarContainer()
-        for k in builtins_range(bins):
+        for k in _range(bins):
             r = Rectangle(lo + k * w, 0.0, w, float(counts[k]), c)
             self.patches.append(r)
             bars.append(r)
@@ -614,13 +617,6 @@ class Axes:
             canvas[by0:by1, bx1 - 1] = black
 
 
-def builtins_range(n):
-    k = 0
-    while k < n:
-        yield k
-        k += 1
-
-
 def _put(canvas, xs, ys, color, box):
     bx0, bx1, by0, by1 = box
     keep = (xs >= bx0) & (xs < bx1) & (ys >= by0) & (ys < by1)
@@ -643,8 +639,8 @@ def _polyline(canvas, xs, ys, color, width, box):
     px = (x[:-1].unsqueeze(1) + dx.unsqueeze(1) * t)[keep].round().long()
     py = (y[:-1].unsqueeze(1) + dy.unsqueeze(1) * t)[keep].round().long()
     lo = -(width // 2)
-    for ox in builtins_range(width):
-        for oy in builtins_range(width):
+    for ox in range(width):
+        for oy in range(width):
             _put(canvas, px + (lo + ox), py + (lo + oy), color, box)
 
 
@@ -653,8 +649,8 @@ def _dots(canvas, xs, ys, color, radius, box):
         return
     px = torch.tensor(xs, dtype=torch.float64).round().long()
     py = torch.tensor(ys, dtype=torch.float64).round().long()
-    for ox in builtins_range(2 * radius + 1):
-        for oy in builtins_range(2 * radius + 1):
+    for ox in range(2 * radius + 1):
+        for oy in range(2 * radius + 1):
             a, b = ox - radius, oy - radius
             if a * a + b * b <= radius * radius:
                 _put(canvas, px + a, py + b, color, box)
@@ -681,7 +677,7 @@ class _Grid:
         return _Grid(v) if isinstance(v, list) else v
 
     def __iter__(self):
-        for k in builtins_range(len(self._rows)):
+        for k in range(len(self._rows)):
             yield self[k]
 
     def __len__(self):
@@ -752,7 +748,7 @@ class Figure:
         return ax
 
     def subplots(self, nrows=1, ncols=1, squeeze=True, **kwargs):
-        rows = [[self.add_subplot(nrows, ncols, r * ncols + c + 1) for c in builtins_range(ncols)] for r in builtins_range(nrows)]
+        rows = [[self.add_subplot(nrows, ncols, r * ncols + c + 1) for c in range(ncols)] for r in range(nrows)]
         if squeeze and nrows == 1 and ncols == 1:
             return rows[0][0]
         if squeeze and (nrows == 1 or ncols == 1):
