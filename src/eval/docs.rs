@@ -337,8 +337,8 @@ docs! {
     Function Teaching "ord", "ord(c)", "Python's ord: the code point of a one-character string.", "ord(\"a\")";
     Function Teaching "frozenset", "frozenset(iterable=none)", "Python's frozenset: a set of the items (cudash's sets serve; it is not kept from changing).", "frozenset([2, 1, 2])";
     Function Teaching "globals", "globals()", "Python's globals: the module's variables as a dict (nanoGPT lists its settings so); `globals()[key] = value` assigns the variable.", "lr = 0.1\nglobals()[\"lr\"]";
-    Function Teaching "eval", "eval(source)", "Python's eval: the value of the expression in the string `source`, read in the module's variables (a function's own locals are not seen).", "eval(\"2 ** 10\")";
-    Function Teaching "exec", "exec(source)", "Python's exec: the statements of the string `source`, run in the module's variables (nanoGPT's `exec(open(\"configurator.py\").read())`).", "exec(\"x = 2 + 3\")\nx";
+    Function Teaching "eval", "eval(source, globals=none, locals=none)", "Python's eval: the value of the expression in the string `source`, read in the module's variables (a function's own locals are not seen), or in the dict `globals`'.", "eval(\"2 ** 10\")";
+    Function Teaching "exec", "exec(source, globals=none, locals=none)", "Python's exec: the statements of the string `source`, run in the module's variables (nanoGPT's `exec(open(\"configurator.py\").read())`), or in the dict `globals`' names, which then has what they assigned.", "exec(\"x = 2 + 3\")\nx";
     Function Teaching "callable", "callable(object)", "Python's callable: whether `object(...)` can be called — a function, a method, a class, a module, a builtin, an instance whose class has `__call__`.", "callable(print)";
     Function Teaching "hasattr", "hasattr(object, name)", "Python's hasattr: whether reading `object.name` gives a value rather than an AttributeError.", "hasattr(Linear(2, 3), \"weight\")";
     Function Teaching "setattr", "setattr(object, name, value)", "Python's setattr: `object.name = value` for a name held in a string.", "class C { pass }\nc = C()\nsetattr(c, \"lr\", 0.1)\nc.lr";

@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use super::args::Bound;
+use super::globals::Globals;
 use super::value::{Key, PyDict};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error, Source};
@@ -33,27 +34,72 @@ pub(super) fn globals(me: &mut Interp, _: &'static str, _: &Bound) -> Out {
 }
 
 /// `exec(source)`: Python's statements in `source` run here, in the
-/// module's variables.
+/// module's variables; `exec(source, g)` runs them in the dict `g`'s
+/// names, and what they assign is in `g` afterwards (as Python's).
 pub(super) fn exec(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (source, _) = code_arg(b, "exec")?;
     let stmts = crate::lang::parse_as(&source.text, crate::lang::Dialect::Python)
         .map_err(|mut errors| errors.swap_remove(0).in_source(&source))?;
     crate::lang::flow::check(&stmts).map_err(|d| d.in_source(&source))?;
+    let scope = globals_arg(b)?;
     let outer = me.source.replace(Arc::clone(&source));
-    let mut ran = Ok(());
-    for s in &stmts {
-        if let Err(d) = me.exec(s) {
-            ran = Err(d.in_source(&source));
-            break;
+    let ran = me.in_scope(scope.as_ref(), |me| {
+        for s in &stmts {
+            me.exec(s).map_err(|d| d.in_source(&source))?;
         }
-    }
+        Ok(())
+    });
     me.source = outer;
     ran.map(|()| Value::None)
 }
 
+/// The dict `globals=` names, if any.
+fn globals_arg(b: &Bound) -> Result<Option<PyDict>, Diagnostic> {
+    match b.get("globals") {
+        None | Some((Value::None, _)) => Ok(None),
+        Some((Value::Dict(d), _)) => Ok(Some(d.clone())),
+        Some((v, span)) => {
+            Err(Error::wrong_type("globals", "a dict", v.type_name()).at(*span))
+        }
+    }
+}
+
+impl Interp {
+    /// `run` with the module's variables those of the dict `scope` (none:
+    /// the module's own); what it assigns goes back into the dict. The
+    /// module's table waits with the parked ones meanwhile, so a function
+    /// defined there and called from `run` finds its globals.
+    fn in_scope<R>(
+        &mut self,
+        scope: Option<&PyDict>,
+        run: impl FnOnce(&mut Interp) -> Result<R, Diagnostic>,
+    ) -> Result<R, Diagnostic> {
+        let Some(dict) = scope else {
+            return run(self);
+        };
+        let mut table = Globals::default();
+        for (k, v) in dict.items().iter() {
+            if let Key::Str(name) = k {
+                table.insert(name.clone(), v.clone());
+            }
+        }
+        let outer = std::mem::replace(&mut self.vars, table);
+        let number = outer.number();
+        self.parked.push(outer);
+        let r = run(self);
+        let k = self.parked.iter().position(|t| t.number() == number);
+        let outer = k.map(|k| self.parked.swap_remove(k)).unwrap_or_default();
+        let table = std::mem::replace(&mut self.vars, outer);
+        for (name, v) in table.iter() {
+            dict.set(Key::Str(name.clone()), v.clone());
+        }
+        r
+    }
+}
+
 /// The code `exec(source)` or `eval(source)` is given, as a text named
-/// `<string>`, and its argument's span; `globals`/`locals` are refused
-/// (the code runs in the module's own variables).
+/// `<string>`, and its argument's span; a `locals` dict is refused (the
+/// code runs in the module's variables, or in `globals`').
 fn code_arg(b: &Bound, f: &str) -> Result<(Arc<Source>, Span), Diagnostic> {
     let (v, span) = b
         .get("source")
@@ -62,9 +108,9 @@ fn code_arg(b: &Bound, f: &str) -> Result<(Arc<Source>, Span), Diagnostic> {
     let Value::Str(text) = v else {
         return Err(Error::wrong_type(format!("{f}()'s code"), "a string", v.type_name()).at(span));
     };
-    if b.get("globals").is_some() || b.get("locals").is_some() {
+    if !matches!(b.get("locals"), None | Some((Value::None, _))) {
         return Err(Error::value(format!(
-            "cudash's {f} runs in the module's own variables: leave out globals and locals"
+            "cudash's {f} runs in the module's variables or in `globals`: leave out locals"
         ))
         .at(b.span));
     }
@@ -107,8 +153,11 @@ pub(super) fn eval(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
             .at(span))
         }
     };
+    let scope = globals_arg(b)?;
     let outer = me.source.replace(Arc::clone(&source));
-    let value = me.eval(expr, 0).map_err(|d| d.in_source(&source));
+    let value = me.in_scope(scope.as_ref(), |me| {
+        me.eval(expr, 0).map_err(|d| d.in_source(&source))
+    });
     me.source = outer;
     value
 }

@@ -947,6 +947,9 @@ static NATIVES: &[Native] = &[
     Native {
         name: "_cudash.random_hex",
     },
+    Native {
+        name: "_cudash.host_clock",
+    },
     Native { name: "os.unlink" },
     Native { name: "os.getcwd" },
     Native { name: "os.fspath" },
@@ -1927,6 +1930,15 @@ impl Interp {
         }
         // `uuid.uuid4()`'s bits, from the operating system's generator
         // (as CPython's `os.urandom`), never from `random`'s.
+        // The host's clock as the model keeps it (`sim`, `emu`: launches,
+        // host work and waits on the reference machine), None where the
+        // host's wall clock is the measure (a GPU).
+        if f.name == "_cudash.host_clock" {
+            return Ok(match self.rt.host_modelled() {
+                true => Value::float(self.rt.host_now()),
+                false => Value::None,
+            });
+        }
         if f.name == "_cudash.random_hex" {
             let n = args
                 .first()

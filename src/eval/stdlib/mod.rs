@@ -40,6 +40,7 @@ const MODULES: &[(&str, &str)] = &[
     ),
     ("torch.optim.lbfgs", include_str!("torch_optim_lbfgs.py")),
     ("tempfile", include_str!("tempfile.py")),
+    ("textwrap", include_str!("textwrap.py")),
     ("uuid", include_str!("uuid.py")),
     ("os._walk", include_str!("os_walk.py")),
     ("warnings", include_str!("warnings.py")),
@@ -81,6 +82,10 @@ const MODULES: &[(&str, &str)] = &[
     ("torch.hub", include_str!("torch_hub.py")),
     ("torch._layout", include_str!("torch_layout.py")),
     ("torch.testing", include_str!("torch_testing.py")),
+    (
+        "torch.utils.benchmark",
+        include_str!("torch_utils_benchmark.py"),
+    ),
     ("matplotlib", include_str!("matplotlib.py")),
     ("matplotlib.pyplot", include_str!("matplotlib_pyplot.py")),
     ("matplotlib.ticker", include_str!("matplotlib_ticker.py")),
