@@ -3,6 +3,7 @@
 pub mod html;
 pub mod memory;
 pub mod memory_history;
+pub mod profiler_table;
 pub mod tensor;
 pub mod terminal;
 pub mod timeline;

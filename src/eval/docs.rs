@@ -629,6 +629,8 @@ docs! {
     Method Streams "wait", "s.wait(target)", "Stream `s` waits, on the device and without blocking the host, for all work queued so far on another stream, or for an event.", "s = stream()\ns.wait(default)";
     Method Streams "sync", "s.sync()", "The host waits until everything queued on `s` is done (one host sync).", "s = stream()\ns.sync()";
     Method Streams "synchronize", "s.synchronize()", "PyTorch's name for `s.sync()`: the host waits for everything queued on `s`.", "s = stream()\ns.synchronize()";
+    Method Streams "record_event", "s.record_event(event=none)", "PyTorch's `s.record_event()`: records `event` (a new one by default, made to time in cudash's language, not in a Python program, as PyTorch's `torch.cuda.Event()`) at the tail of `s` and returns it.", "s = stream()\ne = s.record_event()\ne.synchronize()";
+    Method Streams "wait_event", "s.wait_event(event)", "PyTorch's `s.wait_event(event)`: `s` waits, on the device, until the stream the event was recorded on reaches it (`wait e` in a `stream s` block).", "s = stream()\ne = event().record()\ns.wait_event(e)";
     Method Streams "wait_stream", "s.wait_stream(stream)", "PyTorch's name for `s.wait(stream)`: `s` waits, on the device, for the work queued so far on `stream`.", "s = stream()\ns.wait_stream(default)";
     Method Streams "query", "s.query()", "Whether `s` has finished all its queued work; never blocks.", "default.query()";
     Property Streams "device", "s.device", "The device the stream belongs to.", "default.device";

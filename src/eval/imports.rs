@@ -59,6 +59,10 @@ pub static MODULES: &[PyModule] = &[
     PyModule {
         path: "torch.cuda.memory",
     },
+    PyModule { path: "torch._C" },
+    PyModule {
+        path: "torch._C._profiler",
+    },
     PyModule {
         path: "torch.cuda.comm",
     },
@@ -592,6 +596,18 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "_cudash.saved_hooks_push",
+    },
+    Native {
+        name: "_cudash.profiler_start",
+    },
+    Native {
+        name: "_cudash.profiler_stop",
+    },
+    Native {
+        name: "_cudash.profiler_table",
+    },
+    Native {
+        name: "_cudash.profiler_trace",
     },
     Native {
         name: "_cudash.saved_hooks_pop",
@@ -1788,6 +1804,9 @@ impl Interp {
         }
         if f.name.starts_with("pickle.") {
             return super::checkpoint::call_pickle(self, f.name, args, span);
+        }
+        if super::torch_profiler::NAMES.contains(&f.name) {
+            return self.call_profiler(f.name, args, span);
         }
         if super::saved_tensors::NAMES.contains(&f.name) {
             return self.call_saved_hooks(f.name, args, span);

@@ -83,6 +83,7 @@ mod strings;
 mod subset;
 pub mod suggest;
 mod tensorboard;
+mod torch_profiler;
 mod terminal;
 mod torch_info;
 mod transformer;
@@ -190,6 +191,8 @@ impl Default for Hooks {
 
 pub struct Interp {
     vars: Globals,
+    /// What each `torch.profiler.profile` recorded (`torch_profiler.rs`).
+    profiles: Vec<crate::runtime::timeline::Timeline>,
     /// The variables of the program's own modules (`import datautils`),
     /// and the session's while a module's function runs (`own_module`).
     parked: Vec<Globals>,
@@ -259,6 +262,7 @@ impl Interp {
         rt.interrupt = Arc::clone(&hooks.interrupt);
         Interp {
             vars: Globals::default(),
+            profiles: Vec::new(),
             parked: Vec::new(),
             own_modules: Vec::new(),
             module_alias: Vec::new(),

@@ -95,6 +95,21 @@ impl Interp {
         self.rt.begin_op(op);
     }
 
+    /// Before the builtin or method `doc`: `begin_op`, told apart when it
+    /// is one of Python's own (`print`, `len`, a list's `append`), which
+    /// `torch.profiler` does not list.
+    pub(crate) fn begin_doc_op(&mut self, doc: &crate::eval::docs::Doc) {
+        let python = doc.group == crate::eval::docs::Group::Teaching
+            && !matches!(doc.name, "save" | "load" | "sleep");
+        if !python {
+            return self.begin_op(doc.name);
+        }
+        if self.turn.is_some() {
+            self.pass_turn();
+        }
+        self.rt.begin_python_op(doc.name);
+    }
+
     /// Waits for this replica's turn and takes the session's runtime.
     fn take_turn(&mut self) {
         let Some(t) = &self.turn else { return };

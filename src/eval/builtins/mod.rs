@@ -635,7 +635,7 @@ impl Interp {
             false => super::out_arg::take_out(&mut args),
         };
         let b = bind(doc, args, span)?;
-        self.begin_op(doc.name);
+        self.begin_doc_op(doc);
         let v = match torch_generator::draws(doc.name, false) {
             true => self.drawing_from(&b, None, |me| handler(me, doc.name, &b))?,
             false => handler(self, doc.name, &b)?,

@@ -418,6 +418,8 @@ static MEMBERS: &[(&str, Member)] = {
         ("sync", StreamMethod(stream::sync)),
         ("synchronize", StreamMethod(stream::sync)),
         ("wait_stream", StreamMethod(stream::wait_stream)),
+        ("record_event", StreamMethod(stream::record_event)),
+        ("wait_event", StreamMethod(stream::wait_event)),
         ("query", StreamMethod(stream::query)),
         ("device", StreamProperty(stream::device)),
         ("pending", StreamProperty(stream::pending)),
@@ -768,7 +770,7 @@ impl Interp {
             _ => self.resolve_args(args),
         };
         let b = bind(doc, args, span)?;
-        self.begin_op(doc.name);
+        self.begin_doc_op(doc);
         // Autograd's check: a result of tensors that require grad must be
         // one autograd recorded (`grad.rs`), asked after the call where the
         // result holds a tensor. A list's, a dict's or a set's methods give

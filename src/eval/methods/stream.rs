@@ -91,6 +91,36 @@ pub(super) fn elapsed(me: &mut Interp, _: &'static str, e: &Arc<Event>, b: &Boun
     Ok(Value::float((ms * 1e4).round() / 1e4))
 }
 
+/// `s.record_event(event=None)`: records `event` (a new one, not made to
+/// time, as PyTorch's `torch.cuda.Event()`) at the tail of `s`; returns it.
+pub(super) fn record_event(me: &mut Interp, _: &'static str, s: &StreamRef, b: &Bound) -> Out {
+    let e = match b.get("event") {
+        Some((Value::Event(e), _)) => Arc::clone(e),
+        Some((Value::None, _)) | None => Arc::new(match me.python_program() {
+            true => Event::default(),
+            false => Event::timed(),
+        }),
+        Some((other, span)) => {
+            return Err(Error::wrong_type("the event to record", "an event", other.type_name()).at(*span))
+        }
+    };
+    me.rt.record(&e, s.key).map_err(|err| err.at(b.span))?;
+    Ok(Value::Event(e))
+}
+
+/// `s.wait_event(event)`: `s` waits, on the device, for `event`.
+pub(super) fn wait_event(me: &mut Interp, _: &'static str, s: &StreamRef, b: &Bound) -> Out {
+    let (target, span) = b
+        .get("event")
+        .cloned()
+        .ok_or_else(|| Error::value(".wait_event() needs an event").at(b.span))?;
+    if !matches!(target, Value::Event(_)) {
+        return Err(Error::wrong_type("the event to wait for", "an event", target.type_name()).at(span));
+    }
+    me.wait_for(s.key, &target).map_err(|e| e.at(span))?;
+    Ok(Value::None)
+}
+
 /// `s.wait_stream(other)`: PyTorch's name for `s.wait(other)` with a stream.
 pub(super) fn wait_stream(me: &mut Interp, _: &'static str, s: &StreamRef, b: &Bound) -> Out {
     let (other, span) = b.stream("stream")?;

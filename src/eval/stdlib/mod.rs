@@ -82,6 +82,7 @@ const MODULES: &[(&str, &str)] = &[
     ("torch.hub", include_str!("torch_hub.py")),
     ("torch._layout", include_str!("torch_layout.py")),
     ("torch.testing", include_str!("torch_testing.py")),
+    ("torch.profiler", include_str!("torch_profiler.py")),
     (
         "torch.utils.benchmark",
         include_str!("torch_utils_benchmark.py"),
@@ -108,6 +109,11 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("os", "scandir", "os._walk"),
     ("os", "DirEntry", "os._walk"),
     ("torch.cuda", "device_of", "torch.cuda._device"),
+    (
+        "torch._C._profiler",
+        "_set_cuda_sync_enabled_val",
+        "torch.profiler",
+    ),
     ("collections", "deque", "collections._deque"),
     ("itertools", "accumulate", "itertools._more"),
     ("itertools", "cycle", "itertools._more"),

@@ -100,10 +100,26 @@ impl Runtime {
     /// The interpreter is about to run `op`: it labels the work queued next,
     /// and (measured) that work cannot start before now.
     pub fn begin_op(&mut self, op: &'static str) {
+        self.begin(op, false);
+    }
+
+    /// Before a call of Python's own (`len`, `append`): as `begin_op`, and
+    /// `torch.profiler` lists no row for it.
+    pub fn begin_python_op(&mut self, op: &'static str) {
+        self.begin(op, true);
+    }
+
+    fn begin(&mut self, op: &'static str, python: bool) {
         self.op = op;
         self.note_op(op);
         if let Some(m) = &mut self.measured {
             m.op_began = m.now();
+        }
+        if self.timeline.is_some() {
+            let at = self.timeline_clock();
+            if let Some(t) = &mut self.timeline {
+                t.op_began(op, at, python);
+            }
         }
     }
 

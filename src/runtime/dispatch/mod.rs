@@ -323,7 +323,7 @@ impl Runtime {
         let queued = self.devices.launch(d, work);
         let (stream, seq) = (queued.stream, queued.seq);
         if let Some(began) = began {
-            self.record_launch(began, queued);
+            self.record_launch(began, queued, matches!(work, Work::Copy { .. }));
             self.record_item(d, work, queued, out);
             if began.blocking {
                 self.record_blocking_launch(began.at, work, queued);

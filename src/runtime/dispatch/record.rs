@@ -80,7 +80,7 @@ impl Runtime {
 
     /// The timeline's clock: the host's wall clock since the start when
     /// measured, else the modelled host clock.
-    fn timeline_clock(&self) -> f64 {
+    pub(super) fn timeline_clock(&self) -> f64 {
         match &self.measured {
             Some(m) => m.now(),
             None => self.devices.host_time(),
@@ -111,6 +111,13 @@ impl Runtime {
     pub fn absorb_timeline(&mut self, t: Timeline, lane: Lane, name: &str) {
         if let Some(mine) = &mut self.timeline {
             mine.absorb(t, lane, name);
+        }
+    }
+
+    /// `torch.profiler`'s timeline: each launch an item of its own.
+    pub fn timeline_each_launch(&mut self) {
+        if let Some(t) = &mut self.timeline {
+            t.each_launch = true;
         }
     }
 
@@ -163,7 +170,7 @@ impl Runtime {
     /// The launch of `work` (item `q`), which began at `began`, on the
     /// host lane: until the host had issued it (a blocking launch's wait
     /// for the item is drawn apart, by `record_blocking_launch`).
-    pub(super) fn record_launch(&mut self, began: LaunchBegan, q: Queued) {
+    pub(super) fn record_launch(&mut self, began: LaunchBegan, q: Queued, copy: bool) {
         let mut end = self.timeline_clock();
         if began.blocking {
             if self.measured.is_some() {
@@ -175,7 +182,7 @@ impl Runtime {
         let op = self.op;
         if let Some(t) = &mut self.timeline {
             if end > began.at {
-                t.launch(op, began.at, end);
+                t.launch(op, began.at, end, copy);
             }
         }
     }

@@ -14,7 +14,8 @@ use crate::runtime::gpu::Sees;
 use crate::runtime::op::overlap;
 use crate::runtime::ops::{index, join};
 use crate::runtime::spec::HOST;
-use crate::runtime::timing::{self, CopyPath, Work};
+use crate::runtime::timeline::STAGING;
+use crate::runtime::timing::{self, CopyPath, Work, COPY_OVERHEAD};
 use crate::runtime::{Device, Tensor};
 
 impl Runtime {
@@ -288,9 +289,32 @@ impl Runtime {
         match (asynchronous, self.devices.gpu_handle(to)) {
             (true, Some(gpu)) => src.mark_read(gpu, stream, seq),
             (true, None) => {}
+            (false, _) if non_blocking => self.staged(to),
             (false, _) => self.sync_stream(self.stream_on(to))?,
         }
         Ok(())
+    }
+
+    /// After a non-blocking copy from pageable memory queued on device
+    /// `to`'s current stream: the driver stages the source through pinned
+    /// memory and returns once it has (CUDA's asynchronous copies "might be
+    /// synchronous with respect to host" from pageable memory), with no
+    /// stream synchronisation of PyTorch's, so the end of the DMA comes
+    /// later without the host. Modelled: the host waits until the copy's
+    /// end less the copy's completion latency (`COPY_OVERHEAD`), drawn as a
+    /// wait inside the copy's call (`STAGING`). On a GPU the driver's call
+    /// itself did it.
+    fn staged(&mut self, to: u32) {
+        if self.measures_time() {
+            return;
+        }
+        let key = self.stream_on(to);
+        let end = self
+            .devices
+            .gpu(to)
+            .map_or(0.0, |g| g.streams.get(key.stream).clock);
+        let op = self.op;
+        self.host_wait_until(op, end - COPY_OVERHEAD, STAGING);
     }
 
     /// A non-blocking device-to-host copy of `src` (on device `from`) into
@@ -322,9 +346,14 @@ impl Runtime {
             return self.move_to(t, d);
         }
         match (t.device(), d) {
-            (Device::Cpu, Device::Cuda(_)) if !t.is_pinned() => {
+            (Device::Cpu, Device::Cuda(to)) if !t.is_pinned() => {
                 self.notes.push(PAGEABLE_SOURCE.into());
-                self.move_to(t, d)
+                let mem = self.reserve(d, t.shape(), t.dtype())?;
+                let copy = self.attached(self.uploaded(t, to), mem)?;
+                let what = (Device::Cpu, d, t.nbytes());
+                self.issue_copy(to, what, CopyPath::Pageable, Some(&copy))?;
+                self.staged(to);
+                Ok(Arc::new(copy))
             }
             (Device::Cuda(s), Device::Cpu) => {
                 // Lands in pinned memory; the host must sync before reading it.
@@ -534,8 +563,9 @@ impl Runtime {
 
 /// The note for a non-blocking copy from pageable host memory.
 const PAGEABLE_SOURCE: &str =
-    "non_blocking=true: the source is in pageable memory, so this copy runs \
-     synchronously; pin it first (`pin x`) to let the copy overlap other work";
+    "non_blocking=true: the source is in pageable memory, so the host waits \
+     while the driver stages it through pinned memory; pin it first (`pin x`) \
+     to let the copy overlap other work";
 
 /// The note for a non-blocking copy into host memory the device cannot
 /// write asynchronously: the host waits for it, as with PyTorch.

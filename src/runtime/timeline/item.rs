@@ -16,6 +16,10 @@ pub enum Lane {
     Stream(StreamKey),
 }
 
+/// What a host wait inside a non-blocking copy from pageable memory waited
+/// for: part of the copy's call (`cudaMemcpyAsync`), not a sync.
+pub const STAGING: &str = "the driver staging pageable memory";
+
 /// What an item was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

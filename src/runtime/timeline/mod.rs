@@ -11,7 +11,7 @@ use std::sync::Arc;
 mod item;
 pub mod trace;
 
-pub use item::{Item, Kind, Lane};
+pub use item::{Item, Kind, Lane, STAGING};
 use trace::TraceWriter;
 
 use super::shape::fmt_shape;
@@ -36,6 +36,15 @@ pub struct Timeline {
     /// The host lane's last launch item, extended by the next launch when
     /// that one follows it without a gap.
     last_launch: Option<usize>,
+    /// Each op the host began (`begin_op`), when (seconds since the
+    /// start), and whether it is Python's own (`len`, a list's `append`),
+    /// not PyTorch's: an op runs until the next begins (`torch.profiler`'s
+    /// rows).
+    pub ops: Vec<(&'static str, f64, bool)>,
+    /// Every launch an item of its own, named by the runtime call it is
+    /// (`cudaLaunchKernel`, `cudaMemcpyAsync`), as `torch.profiler` counts
+    /// them.
+    pub each_launch: bool,
 }
 
 impl Timeline {
@@ -53,6 +62,8 @@ impl Timeline {
             trace,
             last_shape: None,
             last_launch: None,
+            ops: Vec::new(),
+            each_launch: false,
         };
         t.lane(Lane::Host, || "host".into());
         t
@@ -172,8 +183,13 @@ impl Timeline {
     /// (named `launches` when the run is of several ops), or one per launch
     /// while a trace is written (Perfetto shows each, as PyTorch's traces
     /// show each `cudaLaunchKernel`).
-    pub fn launch(&mut self, op: &'static str, start: f64, end: f64) {
+    pub fn launch(&mut self, op: &'static str, start: f64, end: f64, copy: bool) {
         let (s, e) = ((start - self.origin).max(0.0), (end - self.origin).max(0.0));
+        if self.each_launch {
+            let call = if copy { "cudaMemcpyAsync" } else { "cudaLaunchKernel" };
+            self.push(0, Kind::Launch, op, start, end, 0, Some(call.into()));
+            return;
+        }
         let streaming = self.trace.is_some() && !self.measured;
         if let Some(last) = self.last_launch.map(|k| &mut self.items[k]) {
             if !streaming && (s - last.end).abs() < 1e-12 {
@@ -186,6 +202,27 @@ impl Timeline {
         }
         self.last_launch = Some(self.items.len());
         self.push(0, Kind::Launch, op, start, end, 0, None);
+    }
+
+    /// The host began `op` (Python's own when `python`) at host-clock `at`.
+    pub fn op_began(&mut self, op: &'static str, at: f64, python: bool) {
+        self.ops.push((op, (at - self.origin).max(0.0), python));
+    }
+
+    /// The whole timeline as a Chrome trace in `path` (after it ended),
+    /// with the host syncs as instants when `syncs`.
+    pub fn write_trace(&self, path: &std::path::Path, syncs: bool) -> std::io::Result<()> {
+        let mut w = TraceWriter::create(path)?;
+        for (lane, name) in &self.lanes {
+            w.lane(*lane, name);
+        }
+        for item in &self.items {
+            w.item(self.lanes[item.lane].0, item);
+        }
+        for (at, op) in self.syncs.iter().filter(|_| syncs) {
+            w.instant(op, *at);
+        }
+        w.finish()
     }
 
     /// The measured times of item `index` (seconds since the start).
