@@ -195,7 +195,11 @@ fn share(part: f64, total: f64) -> String {
 
 /// The table of `rows`, sorted by `sort_by` (descending, ties in order),
 /// at most `row_limit` of them. Err names a `sort_by` it does not know.
-pub fn table(mut rows: Vec<Row>, sort_by: Option<&str>, row_limit: usize) -> Result<String, String> {
+pub fn table(
+    mut rows: Vec<Row>,
+    sort_by: Option<&str>,
+    row_limit: usize,
+) -> Result<String, String> {
     if rows.is_empty() {
         return Ok(String::new());
     }
@@ -204,13 +208,23 @@ pub fn table(mut rows: Vec<Row>, sort_by: Option<&str>, row_limit: usize) -> Res
             return Err(by.to_string());
         }
         rows.sort_by(|a, b| {
-            let (x, y) = (sort_key(a, by).unwrap_or(0.0), sort_key(b, by).unwrap_or(0.0));
+            let (x, y) = (
+                sort_key(a, by).unwrap_or(0.0),
+                sort_key(b, by).unwrap_or(0.0),
+            );
             y.total_cmp(&x)
         });
     }
     let device = rows.iter().any(|r| r.self_cuda > 0.0);
     let name_width = (rows.iter().map(|r| r.name.len()).max().unwrap_or(0) + 4).min(55);
-    let mut headers = vec!["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"];
+    let mut headers = vec![
+        "Name",
+        "Self CPU %",
+        "Self CPU",
+        "CPU total %",
+        "CPU total",
+        "CPU time avg",
+    ];
     if device {
         headers.extend(["Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg"]);
     }
@@ -234,7 +248,9 @@ pub fn table(mut rows: Vec<Row>, sort_by: Option<&str>, row_limit: usize) -> Res
         out.push('\n');
     };
     push(&sep);
-    push(&line(&headers.iter().map(|h| h.to_string()).collect::<Vec<_>>()));
+    push(&line(
+        &headers.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
+    ));
     push(&sep);
     for r in rows.iter().take(row_limit) {
         let mut name = r.name.clone();

@@ -58,9 +58,7 @@ fn globals_arg(b: &Bound) -> Result<Option<PyDict>, Diagnostic> {
     match b.get("globals") {
         None | Some((Value::None, _)) => Ok(None),
         Some((Value::Dict(d), _)) => Ok(Some(d.clone())),
-        Some((v, span)) => {
-            Err(Error::wrong_type("globals", "a dict", v.type_name()).at(*span))
-        }
+        Some((v, span)) => Err(Error::wrong_type("globals", "a dict", v.type_name()).at(*span)),
     }
 }
 

@@ -108,7 +108,10 @@ impl Interp {
         if let Some(r) = self.operator_method(op, &a, &b, span) {
             return r;
         }
-        self.begin_op(op.name());
+        match matches!(a, Value::Tensor(_)) || matches!(b, Value::Tensor(_)) {
+            true => self.begin_op(op.name()),
+            false => self.begin_python_op(op.name()),
+        }
         let v = self.binary(op, a, b).map_err(|err| err.at(span));
         self.packed_after(v, span)
     }

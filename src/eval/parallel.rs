@@ -101,13 +101,18 @@ impl Interp {
     pub(crate) fn begin_doc_op(&mut self, doc: &crate::eval::docs::Doc) {
         let python = doc.group == crate::eval::docs::Group::Teaching
             && !matches!(doc.name, "save" | "load" | "sleep");
-        if !python {
-            return self.begin_op(doc.name);
+        match python {
+            true => self.begin_python_op(doc.name),
+            false => self.begin_op(doc.name),
         }
+    }
+
+    /// `begin_op` for an op of Python's own (`==` of two enums).
+    pub(crate) fn begin_python_op(&mut self, op: &'static str) {
         if self.turn.is_some() {
             self.pass_turn();
         }
-        self.rt.begin_python_op(doc.name);
+        self.rt.begin_python_op(op);
     }
 
     /// Waits for this replica's turn and takes the session's runtime.

@@ -64,14 +64,15 @@ impl Interp {
                     Value::Int(n) if n >= 0 => n as usize,
                     _ => usize::MAX,
                 };
-                let text = profiler_table::table(rows, sort_by.as_deref(), limit).map_err(|by| {
-                    Error::Module {
-                        class: "AttributeError",
-                        message: format!("'FunctionEventAvg' object has no attribute '{by}'"),
-                        help: Some(format!("sort_by takes {}", profiler_table::SORT_KEYS)),
-                    }
-                    .at(span)
-                })?;
+                let text =
+                    profiler_table::table(rows, sort_by.as_deref(), limit).map_err(|by| {
+                        Error::Module {
+                            class: "AttributeError",
+                            message: format!("'FunctionEventAvg' object has no attribute '{by}'"),
+                            help: Some(format!("sort_by takes {}", profiler_table::SORT_KEYS)),
+                        }
+                        .at(span)
+                    })?;
                 Ok(Value::Str(std::sync::Arc::new(text)))
             }
             _ => {
@@ -80,14 +81,16 @@ impl Interp {
                     return Err(Error::value("export_chrome_trace(path) needs a path").at(span));
                 };
                 let syncs = flag(2);
-                timeline.write_trace(Path::new(path.as_str()), syncs).map_err(|e| {
-                    Error::Module {
-                        class: "OSError",
-                        message: format!("cannot write the trace to {path}: {e}"),
-                        help: None,
-                    }
-                    .at(span)
-                })?;
+                timeline
+                    .write_trace(Path::new(path.as_str()), syncs)
+                    .map_err(|e| {
+                        Error::Module {
+                            class: "OSError",
+                            message: format!("cannot write the trace to {path}: {e}"),
+                            help: None,
+                        }
+                        .at(span)
+                    })?;
                 Ok(Value::None)
             }
         }

@@ -101,7 +101,9 @@ pub(super) fn record_event(me: &mut Interp, _: &'static str, s: &StreamRef, b: &
             false => Event::timed(),
         }),
         Some((other, span)) => {
-            return Err(Error::wrong_type("the event to record", "an event", other.type_name()).at(*span))
+            return Err(
+                Error::wrong_type("the event to record", "an event", other.type_name()).at(*span),
+            )
         }
     };
     me.rt.record(&e, s.key).map_err(|err| err.at(b.span))?;
@@ -115,7 +117,9 @@ pub(super) fn wait_event(me: &mut Interp, _: &'static str, s: &StreamRef, b: &Bo
         .cloned()
         .ok_or_else(|| Error::value(".wait_event() needs an event").at(b.span))?;
     if !matches!(target, Value::Event(_)) {
-        return Err(Error::wrong_type("the event to wait for", "an event", target.type_name()).at(span));
+        return Err(
+            Error::wrong_type("the event to wait for", "an event", target.type_name()).at(span),
+        );
     }
     me.wait_for(s.key, &target).map_err(|e| e.at(span))?;
     Ok(Value::None)

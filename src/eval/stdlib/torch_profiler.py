@@ -12,6 +12,7 @@ own start-up cost, which cudash's recorder does not have)."""
 import os
 import time
 import warnings
+from enum import Enum
 
 import _cudash
 import torch
@@ -20,20 +21,20 @@ __all__ = ["profile", "schedule", "ProfilerActivity", "ProfilerAction",
            "tensorboard_trace_handler", "record_function", "supported_activities"]
 
 
-class ProfilerActivity:
-    CPU = "ProfilerActivity.CPU"
-    CUDA = "ProfilerActivity.CUDA"
-    XPU = "ProfilerActivity.XPU"
-    MTIA = "ProfilerActivity.MTIA"
-    HPU = "ProfilerActivity.HPU"
-    PrivateUse1 = "ProfilerActivity.PrivateUse1"
+class ProfilerActivity(Enum):
+    CPU = 0
+    XPU = 1
+    MTIA = 4
+    CUDA = 2
+    HPU = 3
+    PrivateUse1 = 5
 
 
-class ProfilerAction:
-    NONE = "ProfilerAction.NONE"
-    WARMUP = "ProfilerAction.WARMUP"
-    RECORD = "ProfilerAction.RECORD"
-    RECORD_AND_SAVE = "ProfilerAction.RECORD_AND_SAVE"
+class ProfilerAction(Enum):
+    NONE = 0
+    WARMUP = 1
+    RECORD = 2
+    RECORD_AND_SAVE = 3
 
 
 _cuda_sync = [False]
@@ -181,7 +182,7 @@ class profile:
             self._end()
             self._ready()
         elif prev == ProfilerAction.RECORD and now not in _RECORDING:
-            warnings.warn(f"Incorrect schedule: RECORD followed by {now.split('.')[1]}")
+            warnings.warn(f"Incorrect schedule: RECORD followed by {now.name}")
             self._end()
         elif prev == ProfilerAction.WARMUP and now == ProfilerAction.NONE:
             warnings.warn("Incorrect schedule: WARMUP followed by NONE")

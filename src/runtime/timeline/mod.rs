@@ -186,7 +186,11 @@ impl Timeline {
     pub fn launch(&mut self, op: &'static str, start: f64, end: f64, copy: bool) {
         let (s, e) = ((start - self.origin).max(0.0), (end - self.origin).max(0.0));
         if self.each_launch {
-            let call = if copy { "cudaMemcpyAsync" } else { "cudaLaunchKernel" };
+            let call = if copy {
+                "cudaMemcpyAsync"
+            } else {
+                "cudaLaunchKernel"
+            };
             self.push(0, Kind::Launch, op, start, end, 0, Some(call.into()));
             return;
         }
