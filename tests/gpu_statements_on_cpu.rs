@@ -141,6 +141,8 @@ fn every_cpu_example_in_the_help_runs() {
         "current_stream",
         "synchronize",
         "wait_stream",
+        "record_event",
+        "wait_event",
         "elapsed_time",
         "reset_peak_memory_stats",
         "memory_summary",
