@@ -8,13 +8,14 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Runs `program` on `gpus` simulated GPUs in a directory of its own;
+/// Runs `program` with `options` in a directory of its own;
 /// stdout, stderr, and the directory (the caller removes it).
-fn run_in_dir(name: &str, program: &Path, gpus: u32) -> (String, String, PathBuf) {
+fn run_in_dir(name: &str, program: &Path, options: &[&str]) -> (String, String, PathBuf) {
     let dir = std::env::temp_dir().join(format!("cudash-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
-        .args(["--sim-devices", &gpus.to_string(), "script"])
+        .args(options)
+        .arg("script")
         .arg(program)
         .current_dir(&dir)
         .env("NO_COLOR", "1")
@@ -77,7 +78,7 @@ fn row<'a>(table: &'a str, name: &str) -> Option<Vec<&'a str>> {
 fn the_pinned_memory_tutorial_runs_as_pasted() {
     let program =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pasted/cuda_only/pinmem_nonblock.py");
-    let (out, err, dir) = run_in_dir("pinmem", &program, 1);
+    let (out, err, dir) = run_in_dir("pinmem", &program, &["--sim-devices", "1"]);
 
     // The profiler's traces: the multiplications overlap the copy only
     // when the source is pinned and the copy goes on a side stream.
