@@ -262,3 +262,53 @@ print(eval("f() + 1", {"f": f}))
     );
     assert_eq!(lines, ["1 10 3 30 1", "2"]);
 }
+
+/// `record_function(name)` is a row of its own: its span, and the device
+/// time of what was launched inside it (here two kernels of the model's
+/// 2 µs, not the `sum` after it). The older `torch.autograd.profiler.profile`
+/// lists autograd's nodes under PyTorch's names.
+#[test]
+fn record_function_and_the_older_profiler() {
+    let (out, err, ok) = common::script_streams_on(
+        1,
+        "record_function",
+        r#"
+import torch
+from torch.profiler import profile, record_function, ProfilerActivity
+x = torch.randn(256, 256, device="cuda")
+with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    with record_function("model_inference"):
+        y = (x @ x).relu()
+    z = y.sum()
+print(prof.key_averages().table(sort_by="cpu_time_total", row_limit=10))
+w = torch.ones(3, requires_grad=True)
+with torch.autograd.profiler.profile() as prf:
+    (w * 2).sum().backward()
+print(prf.key_averages().table(sort_by="self_cpu_time_total"))
+torch.autograd.profiler.profile(use_cuda=True)
+"#,
+    );
+    assert!(!ok);
+    let inference = row(&out, "model_inference").expect("its row");
+    assert_eq!(
+        inference[1..],
+        [
+            "0.00%", "0.000us", "66.67%", "8.000us", "8.000us", "0.000us", "0.00%", "4.000us",
+            "4.000us", "1"
+        ],
+        "{out}"
+    );
+    assert_eq!(
+        row(&out, "cudaLaunchKernel").unwrap().last(),
+        Some(&"3"),
+        "{out}"
+    );
+    assert!(
+        out.contains("autograd::engine::evaluate_function: MulBackward0"),
+        "{out}"
+    );
+    assert!(
+        err.contains("TypeError") && err.contains("`use_cuda`"),
+        "{err}"
+    );
+}

@@ -81,7 +81,11 @@ pub fn key_averages(t: &Timeline, cuda: bool) -> Vec<Row> {
         if python || skipped(op) {
             continue;
         }
-        let end = t.ops.get(k + 1).map_or(t.end, |&(_, s, _)| s).max(start);
+        let end = t
+            .ops
+            .get(k + 1)
+            .map_or(t.host_end, |&(_, s, _)| s)
+            .max(start);
         add(&mut rows, op_name(op), start, &|r| {
             r.cpu_total += end - start;
             r.self_cpu += end - start;
@@ -150,8 +154,39 @@ pub fn key_averages(t: &Timeline, cuda: bool) -> Vec<Row> {
             _ => {}
         }
     }
+    ranges(t, &mut rows, &add);
     rows.sort_by(|a, b| a.first.total_cmp(&b.first));
     rows
+}
+
+/// The program's labelled ranges (`record_function`), each a row: its
+/// span as `CPU total` (its ops' own rows keep their time, so its `Self
+/// CPU` is what ran outside them: nothing on the model), and the device
+/// time of the work launched inside it as `CUDA total`.
+#[allow(clippy::type_complexity)]
+fn ranges(
+    t: &Timeline,
+    rows: &mut Vec<Row>,
+    add: &dyn Fn(&mut Vec<Row>, String, f64, &dyn Fn(&mut Row)),
+) {
+    for (name, start, end) in &t.ranges {
+        let end = end.unwrap_or(t.host_end).max(*start);
+        let inside = |at: f64| at >= *start && at < end;
+        let mut launched = f64::NEG_INFINITY;
+        let mut device = 0.0;
+        for item in &t.items {
+            match item.kind {
+                Kind::Launch => launched = item.start,
+                Kind::Kernel | Kind::Copy(_) if inside(launched) => device += item.end - item.start,
+                _ => {}
+            }
+        }
+        add(rows, name.clone(), *start, &|r| {
+            r.cpu_total += end - start;
+            r.cuda_total += device;
+            r.count += 1;
+        });
+    }
 }
 
 /// A row's figure that `sort_by` names (PyTorch's attribute, `cuda` or

@@ -601,6 +601,12 @@ static NATIVES: &[Native] = &[
         name: "_cudash.profiler_start",
     },
     Native {
+        name: "_cudash.profiler_range_begin",
+    },
+    Native {
+        name: "_cudash.profiler_range_end",
+    },
+    Native {
         name: "_cudash.profiler_stop",
     },
     Native {

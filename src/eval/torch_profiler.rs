@@ -13,7 +13,9 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 
 /// The natives `stdlib/torch_profiler.py` calls.
-pub const NAMES: [&str; 4] = [
+pub const NAMES: [&str; 6] = [
+    "_cudash.profiler_range_begin",
+    "_cudash.profiler_range_end",
     "_cudash.profiler_start",
     "_cudash.profiler_stop",
     "_cudash.profiler_table",
@@ -52,6 +54,22 @@ impl Interp {
                 };
                 self.profiles.push(timeline);
                 Ok(Value::Int(self.profiles.len() as i64 - 1))
+            }
+            "_cudash.profiler_range_begin" => {
+                let name = match arg(0) {
+                    Value::Str(s) => s.to_string(),
+                    other => other.type_name().to_string(),
+                };
+                Ok(match self.rt.timeline_range_begin(name) {
+                    Some(k) => Value::Int(k as i64),
+                    None => Value::None,
+                })
+            }
+            "_cudash.profiler_range_end" => {
+                if let Value::Int(k) = arg(0) {
+                    self.rt.timeline_range_end(k as usize);
+                }
+                Ok(Value::None)
             }
             "_cudash.profiler_table" => {
                 let timeline = self.profile_result(&arg(0), span)?;

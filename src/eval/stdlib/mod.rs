@@ -84,6 +84,10 @@ const MODULES: &[(&str, &str)] = &[
     ("torch.testing", include_str!("torch_testing.py")),
     ("torch.profiler", include_str!("torch_profiler.py")),
     (
+        "torch.autograd.profiler",
+        include_str!("torch_autograd_profiler.py"),
+    ),
+    (
         "torch.utils.benchmark",
         include_str!("torch_utils_benchmark.py"),
     ),

@@ -3,7 +3,8 @@
 on_trace_ready=)` as a context or with `start()`/`stop()`, `step()` through
 a `schedule(wait=, warmup=, active=, repeat=, skip_first=)`,
 `key_averages().table(sort_by=, row_limit=)`, `export_chrome_trace(path)`,
-`tensorboard_trace_handler(dir)`, `ProfilerActivity` and `ProfilerAction`.
+`tensorboard_trace_handler(dir)`, `record_function(name)`, `ProfilerActivity`
+and `ProfilerAction`.
 
 What is recorded is cudash's timeline (the one `profile { }` draws):
 measured on a GPU, modelled on the reference GPU elsewhere. A warm-up
@@ -204,6 +205,27 @@ class profile:
             raise AssertionError("Expected profiling results")
         _cudash.profiler_trace(self._result, path, _cuda_sync[0])
         return path
+
+
+class record_function:
+    """A labelled range of the program's (`with record_function("forward"):`):
+    a row of the profiler's table, its span and the device time of the work
+    launched inside it."""
+
+    def __init__(self, name, args=None):
+        self.name = name
+        self.args = args
+        self._range = None
+
+    def __enter__(self):
+        self._range = _cudash.profiler_range_begin(self.name)
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        if self._range is not None:
+            _cudash.profiler_range_end(self._range)
+            self._range = None
+        return False
 
 
 def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False):

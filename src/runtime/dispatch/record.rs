@@ -114,6 +114,21 @@ impl Runtime {
         }
     }
 
+    /// `record_function(name)` begins: the range's number, None when no
+    /// timeline is recorded.
+    pub fn timeline_range_begin(&mut self, name: String) -> Option<usize> {
+        let at = self.timeline_clock();
+        self.timeline.as_mut().map(|t| t.range_began(name, at))
+    }
+
+    /// Range `k` of the timeline ends now.
+    pub fn timeline_range_end(&mut self, k: usize) {
+        let at = self.timeline_clock();
+        if let Some(t) = &mut self.timeline {
+            t.range_ended(k, at);
+        }
+    }
+
     /// `torch.profiler`'s timeline: each launch an item of its own.
     pub fn timeline_each_launch(&mut self) {
         if let Some(t) = &mut self.timeline {

@@ -27,8 +27,10 @@ pub struct Timeline {
     pub syncs: Vec<(f64, &'static str)>,
     /// The modelled host clock when the profile began.
     origin: f64,
-    /// The host clock when the profile ended (set by `close`).
+    /// When the profile ended, or its last item if later (set by `close`).
     pub end: f64,
+    /// The host clock when the profile ended (set by `close`).
+    pub host_end: f64,
     /// Times measured on a GPU (set by `retime` at the end), not modelled.
     pub measured: bool,
     trace: Option<TraceWriter>,
@@ -41,6 +43,10 @@ pub struct Timeline {
     /// not PyTorch's: an op runs until the next begins (`torch.profiler`'s
     /// rows).
     pub ops: Vec<(&'static str, f64, bool)>,
+    /// The program's labelled ranges (`torch.profiler.record_function`):
+    /// name, start and end (seconds since the start; open ones end at the
+    /// timeline's end).
+    pub ranges: Vec<(String, f64, Option<f64>)>,
     /// Every launch an item of its own, named by the runtime call it is
     /// (`cudaLaunchKernel`, `cudaMemcpyAsync`), as `torch.profiler` counts
     /// them.
@@ -58,11 +64,13 @@ impl Timeline {
             syncs: Vec::new(),
             origin,
             end: 0.0,
+            host_end: 0.0,
             measured,
             trace,
             last_shape: None,
             last_launch: None,
             ops: Vec::new(),
+            ranges: Vec::new(),
             each_launch: false,
         };
         t.lane(Lane::Host, || "host".into());
@@ -213,6 +221,20 @@ impl Timeline {
         self.ops.push((op, (at - self.origin).max(0.0), python));
     }
 
+    /// A labelled range begins at host-clock `at`; its number.
+    pub fn range_began(&mut self, name: String, at: f64) -> usize {
+        self.ranges.push((name, (at - self.origin).max(0.0), None));
+        self.ranges.len() - 1
+    }
+
+    /// Range `k` ends at host-clock `at`.
+    pub fn range_ended(&mut self, k: usize, at: f64) {
+        let at = (at - self.origin).max(0.0);
+        if let Some(r) = self.ranges.get_mut(k) {
+            r.2 = Some(at);
+        }
+    }
+
     /// The whole timeline as a Chrome trace in `path` (after it ended),
     /// with the host syncs as instants when `syncs`.
     pub fn write_trace(&self, path: &std::path::Path, syncs: bool) -> std::io::Result<()> {
@@ -250,7 +272,8 @@ impl Timeline {
     /// to it now. Returns the file's error, if any.
     pub fn close(&mut self, end: f64) -> std::io::Result<()> {
         let last = self.items.iter().map(|i| i.end).fold(0.0, f64::max);
-        self.end = (end - self.origin).max(last);
+        self.host_end = (end - self.origin).max(0.0);
+        self.end = self.host_end.max(last);
         let Some(mut w) = self.trace.take() else {
             return Ok(());
         };
