@@ -41,6 +41,7 @@ const MODULES: &[(&str, &str)] = &[
     ("torch.optim.lbfgs", include_str!("torch_optim_lbfgs.py")),
     ("tempfile", include_str!("tempfile.py")),
     ("textwrap", include_str!("textwrap.py")),
+    ("timeit", include_str!("timeit.py")),
     ("uuid", include_str!("uuid.py")),
     ("os._walk", include_str!("os_walk.py")),
     ("warnings", include_str!("warnings.py")),
