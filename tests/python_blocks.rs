@@ -190,3 +190,15 @@ fn the_repl_waits_for_a_blank_line_after_a_block() {
     assert_eq!(more("for i in xs { a }\n"), None);
     assert!(more("f(1,\n").is_some());
 }
+
+/// `for j in 1, 2, 5:` iterates over the tuple Python reads there, as
+/// `for j in (1, 2, 5):` (CPython's `timeit.autorange` writes it so).
+#[test]
+fn a_for_loop_over_a_tuple_without_parentheses() {
+    let lines = common::script_lines_on(
+        0,
+        "for_tuple",
+        "for j in 1, 2, 5:\n    print(j)\nfor k in \"a\", \"b\",:\n    print(k)\n",
+    );
+    assert_eq!(lines, ["1", "2", "5", "a", "b"]);
+}

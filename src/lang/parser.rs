@@ -709,7 +709,9 @@ where
         }));
         let returns = p(Punct::Arrow).ignore_then(expr.clone()).or_not();
 
-        let for_iter = expr
+        // `for x in xs`, `for i in 0..n`, and Python's `for j in 1, 2, 5`
+        // (a tuple without its parentheses).
+        let for_iter = exprs
             .clone()
             .then(p(Punct::DotDot).ignore_then(expr.clone()).or_not())
             .map(|(a, b)| match b {

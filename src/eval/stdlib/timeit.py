@@ -56,7 +56,7 @@ class Timer:
         more, and their time."""
         i = 1
         while True:
-            for j in (1, 2, 5):
+            for j in 1, 2, 5:
                 number = i * j
                 taken = self.timeit(number)
                 if callback:
