@@ -59,24 +59,26 @@ fn skipped(op: &str) -> bool {
     matches!(op, "show" | "forward" | "profile" | "synchronize" | "sync")
 }
 
+/// The row named `name` (added, first seen at `first`, if new).
+fn row_of<'a>(rows: &'a mut Vec<Row>, name: &str, first: f64) -> &'a mut Row {
+    let k = match rows.iter().position(|r| r.name == name) {
+        Some(k) => k,
+        None => {
+            rows.push(Row {
+                name: name.to_string(),
+                first,
+                ..Row::default()
+            });
+            rows.len() - 1
+        }
+    };
+    &mut rows[k]
+}
+
 /// The rows of timeline `t`, in the order each name first ran; the
 /// device's kernels and copies only when `cuda` (`ProfilerActivity.CUDA`).
 pub fn key_averages(t: &Timeline, cuda: bool) -> Vec<Row> {
     let mut rows: Vec<Row> = Vec::new();
-    let add = |rows: &mut Vec<Row>, name: String, first: f64, f: &dyn Fn(&mut Row)| {
-        let k = match rows.iter().position(|r| r.name == name) {
-            Some(k) => k,
-            None => {
-                rows.push(Row {
-                    name,
-                    first,
-                    ..Row::default()
-                });
-                rows.len() - 1
-            }
-        };
-        f(&mut rows[k]);
-    };
     for (k, &(op, start, python)) in t.ops.iter().enumerate() {
         if python || skipped(op) {
             continue;
@@ -86,25 +88,24 @@ pub fn key_averages(t: &Timeline, cuda: bool) -> Vec<Row> {
             .get(k + 1)
             .map_or(t.host_end, |&(_, s, _)| s)
             .max(start);
-        add(&mut rows, op_name(op), start, &|r| {
-            r.cpu_total += end - start;
-            r.self_cpu += end - start;
-            r.count += 1;
-        });
+        let r = row_of(&mut rows, &op_name(op), start);
+        r.cpu_total += end - start;
+        r.self_cpu += end - start;
+        r.count += 1;
     }
     for item in &t.items {
         let d = item.end - item.start;
-        let parent = |rows: &mut Vec<Row>, device: bool| {
-            let name = op_name(item.op);
-            if let Some(r) = rows.iter_mut().find(|r| r.name == name) {
-                match device {
-                    true => {
-                        r.self_cuda += d;
-                        r.cuda_total += d;
-                    }
-                    false => r.self_cpu = (r.self_cpu - d).max(0.0),
-                }
+        let parent = op_name(item.op);
+        // The CUDA call `call` on the host: its own row (`calls` more of
+        // it), and time out of its op's `Self CPU`.
+        let host_call = |rows: &mut Vec<Row>, call: &str, calls: u64| {
+            if let Some(r) = rows.iter_mut().find(|r| r.name == parent) {
+                r.self_cpu = (r.self_cpu - d).max(0.0);
             }
+            let r = row_of(rows, call, item.start);
+            r.self_cpu += d;
+            r.cpu_total += d;
+            r.count += calls;
         };
         match item.kind {
             Kind::Launch if item.lane == 0 => {
@@ -112,49 +113,36 @@ pub fn key_averages(t: &Timeline, cuda: bool) -> Vec<Row> {
                     Some("cudaMemcpyAsync") => "cudaMemcpyAsync",
                     _ => "cudaLaunchKernel",
                 };
-                parent(&mut rows, false);
-                add(&mut rows, call.into(), item.start, &|r| {
-                    r.self_cpu += d;
-                    r.cpu_total += d;
-                    r.count += 1;
-                });
+                host_call(&mut rows, call, 1);
             }
             // The driver staging pageable memory: inside the copy's call.
             Kind::HostWait if item.lane == 0 && item.detail.as_deref() == Some(STAGING) => {
-                parent(&mut rows, false);
-                add(&mut rows, "cudaMemcpyAsync".into(), item.start, &|r| {
-                    r.self_cpu += d;
-                    r.cpu_total += d;
-                });
+                host_call(&mut rows, "cudaMemcpyAsync", 0);
             }
             Kind::HostWait if item.lane == 0 => {
-                parent(&mut rows, false);
-                let call = wait_call(item.detail.as_deref());
-                add(&mut rows, call.into(), item.start, &|r| {
-                    r.self_cpu += d;
-                    r.cpu_total += d;
-                    r.count += 1;
-                });
+                host_call(&mut rows, wait_call(item.detail.as_deref()), 1);
             }
             Kind::Kernel | Kind::Copy(_) if cuda => {
-                parent(&mut rows, true);
+                if let Some(r) = rows.iter_mut().find(|r| r.name == parent) {
+                    r.self_cuda += d;
+                    r.cuda_total += d;
+                }
                 let name = match item.kind {
                     Kind::Copy("H2D") => "Memcpy HtoD".to_string(),
                     Kind::Copy("D2H") => "Memcpy DtoH".to_string(),
                     Kind::Copy(_) => "Memcpy DtoD".to_string(),
-                    _ => format!("{} kernel", op_name(item.op)),
+                    _ => format!("{parent} kernel"),
                 };
-                add(&mut rows, name, item.start, &|r| {
-                    r.self_cuda += d;
-                    r.cuda_total += d;
-                    r.count += 1;
-                    r.device = true;
-                });
+                let r = row_of(&mut rows, &name, item.start);
+                r.self_cuda += d;
+                r.cuda_total += d;
+                r.count += 1;
+                r.device = true;
             }
             _ => {}
         }
     }
-    ranges(t, &mut rows, &add);
+    ranges(t, &mut rows);
     rows.sort_by(|a, b| a.first.total_cmp(&b.first));
     rows
 }
@@ -162,30 +150,34 @@ pub fn key_averages(t: &Timeline, cuda: bool) -> Vec<Row> {
 /// The program's labelled ranges (`record_function`), each a row: its
 /// span as `CPU total` (its ops' own rows keep their time, so its `Self
 /// CPU` is what ran outside them: nothing on the model), and the device
-/// time of the work launched inside it as `CUDA total`.
-#[allow(clippy::type_complexity)]
-fn ranges(
-    t: &Timeline,
-    rows: &mut Vec<Row>,
-    add: &dyn Fn(&mut Vec<Row>, String, f64, &dyn Fn(&mut Row)),
-) {
+/// time of the work launched inside it as `CUDA total`. One pass over
+/// the items: each kernel or copy at the start of the launch before it
+/// (host-clock order), with running sums to read a range's share.
+fn ranges(t: &Timeline, rows: &mut Vec<Row>) {
+    if t.ranges.is_empty() {
+        return;
+    }
+    let (mut launched, mut at, mut sums) = (f64::NEG_INFINITY, Vec::new(), vec![0.0]);
+    for item in &t.items {
+        match item.kind {
+            Kind::Launch => launched = item.start,
+            Kind::Kernel | Kind::Copy(_) => {
+                at.push(launched);
+                sums.push(sums[sums.len() - 1] + item.end - item.start);
+            }
+            _ => {}
+        }
+    }
     for (name, start, end) in &t.ranges {
         let end = end.unwrap_or(t.host_end).max(*start);
-        let inside = |at: f64| at >= *start && at < end;
-        let mut launched = f64::NEG_INFINITY;
-        let mut device = 0.0;
-        for item in &t.items {
-            match item.kind {
-                Kind::Launch => launched = item.start,
-                Kind::Kernel | Kind::Copy(_) if inside(launched) => device += item.end - item.start,
-                _ => {}
-            }
-        }
-        add(rows, name.clone(), *start, &|r| {
-            r.cpu_total += end - start;
-            r.cuda_total += device;
-            r.count += 1;
-        });
+        let (from, to) = (
+            at.partition_point(|&a| a < *start),
+            at.partition_point(|&a| a < end),
+        );
+        let r = row_of(rows, name, *start);
+        r.cpu_total += end - start;
+        r.cuda_total += sums[to] - sums[from];
+        r.count += 1;
     }
 }
 

@@ -1953,8 +1953,6 @@ impl Interp {
         if f.name == "gzip.open" {
             return super::files::gzip_open(&args, span);
         }
-        // `uuid.uuid4()`'s bits, from the operating system's generator
-        // (as CPython's `os.urandom`), never from `random`'s.
         // The host's clock as the model keeps it (`sim`, `emu`: launches,
         // host work and waits on the reference machine), None where the
         // host's wall clock is the measure (a GPU).
@@ -1964,6 +1962,8 @@ impl Interp {
                 false => Value::None,
             });
         }
+        // `uuid.uuid4()`'s bits, from the operating system's generator
+        // (as CPython's `os.urandom`), never from `random`'s.
         if f.name == "_cudash.random_hex" {
             let n = args
                 .first()

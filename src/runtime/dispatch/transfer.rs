@@ -34,6 +34,18 @@ impl Runtime {
     /// host memory it waits for the copy (PyTorch's `non_blocking=false`);
     /// between two devices the destination's stream first waits for the source's.
     pub fn copy_to(&mut self, t: &Tensor, d: Device) -> Result<Arc<Tensor>, Error> {
+        self.copy_to_waiting(t, d, true)
+    }
+
+    /// `copy_to`, where an upload from pageable memory waits for the whole
+    /// copy when `blocking` (PyTorch's stream sync after it), else only for
+    /// the driver's staging (`staged`: `non_blocking=True`).
+    fn copy_to_waiting(
+        &mut self,
+        t: &Tensor,
+        d: Device,
+        blocking: bool,
+    ) -> Result<Arc<Tensor>, Error> {
         let d = self.check_device(d)?;
         let from = t.device();
         if d.is_cuda() {
@@ -66,8 +78,10 @@ impl Runtime {
                     CopyPath::Pageable
                 };
                 self.issue(to, Work::Copy { bytes, path }, Some(&copy))?;
-                let key = self.stream_on(to);
-                self.sync_stream(key)?;
+                match blocking || t.is_pinned() {
+                    true => self.sync_stream(self.stream_on(to))?,
+                    false => self.staged(to),
+                }
                 copy
             }
             (Device::Cuda(s), Device::Cuda(to)) if s == to => {
@@ -346,14 +360,9 @@ impl Runtime {
             return self.move_to(t, d);
         }
         match (t.device(), d) {
-            (Device::Cpu, Device::Cuda(to)) if !t.is_pinned() => {
+            (Device::Cpu, Device::Cuda(_)) if !t.is_pinned() => {
                 self.notes.push(PAGEABLE_SOURCE.into());
-                let mem = self.reserve(d, t.shape(), t.dtype())?;
-                let copy = self.attached(self.uploaded(t, to), mem)?;
-                let what = (Device::Cpu, d, t.nbytes());
-                self.issue_copy(to, what, CopyPath::Pageable, Some(&copy))?;
-                self.staged(to);
-                Ok(Arc::new(copy))
+                self.copy_to_waiting(t, d, false)
             }
             (Device::Cuda(s), Device::Cpu) => {
                 // Lands in pinned memory; the host must sync before reading it.
