@@ -43,6 +43,8 @@ template <> struct ScanAcc<bf16> { typedef float type; };
 template <class T> __device__ __forceinline__ i64 scan_i64(T x) { return sat_i64(to_f64(x)); }
 __device__ __forceinline__ i64 scan_i64(bool x) { return to_i64(x); }
 __device__ __forceinline__ i64 scan_i64(u8 x) { return to_i64(x); }
+__device__ __forceinline__ i64 scan_i64(i8 x) { return to_i64(x); }
+__device__ __forceinline__ i64 scan_i64(i16 x) { return to_i64(x); }
 __device__ __forceinline__ i64 scan_i64(int x) { return to_i64(x); }
 __device__ __forceinline__ i64 scan_i64(i64 x) { return to_i64(x); }
 

@@ -12,6 +12,8 @@ typedef long long i64;
 typedef unsigned long long u64;
 typedef unsigned int u32;
 typedef unsigned char u8;
+typedef signed char i8;
+typedef short i16;
 
 // f16 and bf16 are their bits; arithmetic happens in f32, as on the simulator.
 struct f16 { unsigned short bits; };
@@ -169,6 +171,8 @@ __device__ __forceinline__ bf16 f64_to_bf16(double v) { return f32_to_bf16((floa
 
 __device__ __forceinline__ double to_f64(bool x) { return x ? 1.0 : 0.0; }
 __device__ __forceinline__ double to_f64(u8 x) { return (double)x; }
+__device__ __forceinline__ double to_f64(i8 x) { return (double)x; }
+__device__ __forceinline__ double to_f64(i16 x) { return (double)x; }
 __device__ __forceinline__ double to_f64(int x) { return (double)x; }
 __device__ __forceinline__ double to_f64(i64 x) { return (double)x; }
 __device__ __forceinline__ double to_f64(f16 x) { return (double)f16_to_f32(x); }
@@ -178,6 +182,8 @@ __device__ __forceinline__ double to_f64(double x) { return x; }
 
 __device__ __forceinline__ i64 to_i64(bool x) { return x ? 1 : 0; }
 __device__ __forceinline__ i64 to_i64(u8 x) { return x; }
+__device__ __forceinline__ i64 to_i64(i8 x) { return x; }
+__device__ __forceinline__ i64 to_i64(i16 x) { return x; }
 __device__ __forceinline__ i64 to_i64(int x) { return x; }
 __device__ __forceinline__ i64 to_i64(i64 x) { return x; }
 
@@ -204,6 +210,9 @@ template <> __device__ __forceinline__ int from_f64<int>(double v) {
 template <> __device__ __forceinline__ i64 from_f64<i64>(double v) { return sat_i64(v); }
 // Through i64 and wrapping, as c10 converts to uint8 (-1. is 255).
 template <> __device__ __forceinline__ u8 from_f64<u8>(double v) { return (u8)(u64)sat_i64(v); }
+// int8 and int16 the same way (the simulator's `(v as i64) as i8`).
+template <> __device__ __forceinline__ i8 from_f64<i8>(double v) { return (i8)(u8)(u64)sat_i64(v); }
+template <> __device__ __forceinline__ i16 from_f64<i16>(double v) { return (i16)(unsigned short)(u64)sat_i64(v); }
 template <> __device__ __forceinline__ f16 from_f64<f16>(double v) { return f64_to_f16(v); }
 template <> __device__ __forceinline__ bf16 from_f64<bf16>(double v) { return f64_to_bf16(v); }
 template <> __device__ __forceinline__ float from_f64<float>(double v) { return (float)v; }
@@ -212,17 +221,23 @@ template <> __device__ __forceinline__ double from_f64<double>(double v) { retur
 template <class T> __device__ __forceinline__ T from_i64(i64 v) { return from_f64<T>((double)v); }
 template <> __device__ __forceinline__ bool from_i64<bool>(i64 v) { return v != 0; }
 template <> __device__ __forceinline__ u8 from_i64<u8>(i64 v) { return (u8)(u64)v; }
+template <> __device__ __forceinline__ i8 from_i64<i8>(i64 v) { return (i8)(u8)(u64)v; }
+template <> __device__ __forceinline__ i16 from_i64<i16>(i64 v) { return (i16)(unsigned short)(u64)v; }
 template <> __device__ __forceinline__ int from_i64<int>(i64 v) { return (int)(u32)(u64)v; }
 template <> __device__ __forceinline__ i64 from_i64<i64>(i64 v) { return v; }
 
 template <class T> struct Kind { enum { is_int = 0, is_bool = 0 }; };
 template <> struct Kind<bool> { enum { is_int = 0, is_bool = 1 }; };
 template <> struct Kind<u8> { enum { is_int = 1, is_bool = 0 }; };
+template <> struct Kind<i8> { enum { is_int = 1, is_bool = 0 }; };
+template <> struct Kind<i16> { enum { is_int = 1, is_bool = 0 }; };
 template <> struct Kind<int> { enum { is_int = 1, is_bool = 0 }; };
 template <> struct Kind<i64> { enum { is_int = 1, is_bool = 0 }; };
 
 __device__ __forceinline__ bool to_bool(bool x) { return x; }
 __device__ __forceinline__ bool to_bool(u8 x) { return x != 0; }
+__device__ __forceinline__ bool to_bool(i8 x) { return x != 0; }
+__device__ __forceinline__ bool to_bool(i16 x) { return x != 0; }
 __device__ __forceinline__ bool to_bool(int x) { return x != 0; }
 __device__ __forceinline__ bool to_bool(i64 x) { return x != 0; }
 template <class T> __device__ __forceinline__ bool to_bool(T x) { return to_f64(x) != 0.0; }
@@ -250,6 +265,12 @@ template <class S> struct Cast<S, bool> {
 template <class D> struct Cast<u8, D> {
     __device__ static __forceinline__ D run(u8 x) { return Kind<D>::is_bool || Kind<D>::is_int ? from_i64<D>(x) : from_f64<D>((double)x); }
 };
+template <class D> struct Cast<i8, D> {
+    __device__ static __forceinline__ D run(i8 x) { return Kind<D>::is_bool || Kind<D>::is_int ? from_i64<D>(x) : from_f64<D>((double)x); }
+};
+template <class D> struct Cast<i16, D> {
+    __device__ static __forceinline__ D run(i16 x) { return Kind<D>::is_bool || Kind<D>::is_int ? from_i64<D>(x) : from_f64<D>((double)x); }
+};
 template <class D> struct Cast<int, D> {
     __device__ static __forceinline__ D run(int x) { return Kind<D>::is_bool || Kind<D>::is_int ? from_i64<D>(x) : from_f64<D>((double)x); }
 };
@@ -257,6 +278,8 @@ template <class D> struct Cast<i64, D> {
     __device__ static __forceinline__ D run(i64 x) { return Kind<D>::is_bool || Kind<D>::is_int ? from_i64<D>(x) : from_f64<D>((double)x); }
 };
 template <> struct Cast<u8, bool> { __device__ static __forceinline__ bool run(u8 x) { return x != 0; } };
+template <> struct Cast<i8, bool> { __device__ static __forceinline__ bool run(i8 x) { return x != 0; } };
+template <> struct Cast<i16, bool> { __device__ static __forceinline__ bool run(i16 x) { return x != 0; } };
 template <> struct Cast<int, bool> { __device__ static __forceinline__ bool run(int x) { return x != 0; } };
 template <> struct Cast<i64, bool> { __device__ static __forceinline__ bool run(i64 x) { return x != 0; } };
 
@@ -266,6 +289,8 @@ template <class T> struct Cast<T, T> {
 };
 template <> struct Cast<bool, bool> { __device__ static __forceinline__ bool run(bool x) { return x; } };
 template <> struct Cast<u8, u8> { __device__ static __forceinline__ u8 run(u8 x) { return x; } };
+template <> struct Cast<i8, i8> { __device__ static __forceinline__ i8 run(i8 x) { return x; } };
+template <> struct Cast<i16, i16> { __device__ static __forceinline__ i16 run(i16 x) { return x; } };
 template <> struct Cast<int, int> { __device__ static __forceinline__ int run(int x) { return x; } };
 template <> struct Cast<i64, i64> { __device__ static __forceinline__ i64 run(i64 x) { return x; } };
 
@@ -404,6 +429,16 @@ __device__ __forceinline__ void flat_map1(const A* a, O* out, i64 n) {
 #else
 #define DT_u8(X)
 #endif
+#if !defined(ONE_DTYPE) || defined(DTYPE_i8)
+#define DT_i8(X) X(i8, i8)
+#else
+#define DT_i8(X)
+#endif
+#if !defined(ONE_DTYPE) || defined(DTYPE_i16)
+#define DT_i16(X) X(i16, i16)
+#else
+#define DT_i16(X)
+#endif
 #if !defined(ONE_DTYPE) || defined(DTYPE_i32)
 #define DT_i32(X) X(i32, int)
 #else
@@ -435,6 +470,6 @@ __device__ __forceinline__ void flat_map1(const A* a, O* out, i64 n) {
 #define DT_f64(X)
 #endif
 #define FOR_FLOATS(X) DT_f16(X) DT_bf16(X) DT_f32(X) DT_f64(X)
-#define FOR_INTS(X) DT_u8(X) DT_i32(X) DT_i64(X)
+#define FOR_INTS(X) DT_u8(X) DT_i8(X) DT_i16(X) DT_i32(X) DT_i64(X)
 #define FOR_NUMS(X) FOR_INTS(X) FOR_FLOATS(X)
 #define FOR_ALL(X) DT_bool(X) FOR_NUMS(X)

@@ -17,7 +17,7 @@ template <class S, class D> __device__ __forceinline__ void cast_kernel(const Ca
 #define CAST(sdt, S, ddt, D) \
     extern "C" __global__ void cast_##sdt##_##ddt(const __grid_constant__ CastArgs p) { cast_kernel<S, D>(p); }
 #define CAST_FROM(sdt, S)                                                                      \
-    CAST(sdt, S, bool, bool) CAST(sdt, S, u8, u8) CAST(sdt, S, i32, int) CAST(sdt, S, i64, i64) CAST(sdt, S, f16, f16) \
+    CAST(sdt, S, bool, bool) CAST(sdt, S, u8, u8) CAST(sdt, S, i8, i8) CAST(sdt, S, i16, i16) CAST(sdt, S, i32, int) CAST(sdt, S, i64, i64) CAST(sdt, S, f16, f16) \
     CAST(sdt, S, bf16, bf16) CAST(sdt, S, f32, float) CAST(sdt, S, f64, double)
 FOR_ALL(CAST_FROM)
 

@@ -91,6 +91,8 @@ template <class T, class U> __device__ __forceinline__ T int_pow(T base, T e) {
             return int_pow<T, U>(a, b);                                                  \
         }                                                                                \
     };
+INT_ARITH(i8, u32, (-128))
+INT_ARITH(i16, u32, (-32768))
 INT_ARITH(int, u32, (-2147483647 - 1))
 INT_ARITH(i64, u64, (-0x7FFFFFFFFFFFFFFFLL - 1))
 
@@ -356,6 +358,8 @@ template <int OP> struct Unary<bf16, OP> {
         }                                                              \
     };
 INT_UNARY(u8, u32)
+INT_UNARY(i8, u32)
+INT_UNARY(i16, u32)
 INT_UNARY(int, u32)
 INT_UNARY(i64, u64)
 // Only `~` (logical not) reaches bool: the rest copy or compute in another dtype.
@@ -486,6 +490,14 @@ template <> struct AddScaled<bf16> {
 template <> struct AddScaled<u8> {
     typedef u8 Alpha;
     __device__ static __forceinline__ u8 run(u8 a, u8 b, u8 c) { return (u8)((u32)a + (u32)c * (u32)b); }
+};
+template <> struct AddScaled<i8> {
+    typedef i8 Alpha;
+    __device__ static __forceinline__ i8 run(i8 a, i8 b, i8 c) { return (i8)((u32)a + (u32)c * (u32)b); }
+};
+template <> struct AddScaled<i16> {
+    typedef i16 Alpha;
+    __device__ static __forceinline__ i16 run(i16 a, i16 b, i16 c) { return (i16)((u32)a + (u32)c * (u32)b); }
 };
 template <> struct AddScaled<int> {
     typedef int Alpha;

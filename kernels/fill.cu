@@ -52,6 +52,8 @@ template <class T> struct RangeAccInt {
     __device__ static __forceinline__ T store(A v) { return (T)v; }
 };
 template <> struct RangeAcc<u8> : RangeAccInt<u8> {};
+template <> struct RangeAcc<i8> : RangeAccInt<i8> {};
+template <> struct RangeAcc<i16> : RangeAccInt<i16> {};
 template <> struct RangeAcc<int> : RangeAccInt<int> {};
 template <> struct RangeAcc<i64> : RangeAccInt<i64> {};
 

@@ -45,6 +45,8 @@ template <class T> __device__ __forceinline__ Acc acc_load(T x, i64 k) {
     }
 INT_LOAD(bool)
 INT_LOAD(u8)
+INT_LOAD(i8)
+INT_LOAD(i16)
 INT_LOAD(int)
 INT_LOAD(i64)
 

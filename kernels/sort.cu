@@ -7,6 +7,8 @@
 
 __device__ __forceinline__ int sort_less(bool a, bool b) { return (int)a < (int)b; }
 __device__ __forceinline__ int sort_less(u8 a, u8 b) { return a < b; }
+__device__ __forceinline__ int sort_less(i8 a, i8 b) { return a < b; }
+__device__ __forceinline__ int sort_less(i16 a, i16 b) { return a < b; }
 __device__ __forceinline__ int sort_less(int a, int b) { return a < b; }
 __device__ __forceinline__ int sort_less(i64 a, i64 b) { return a < b; }
 template <class T> __device__ __forceinline__ int sort_less(T a, T b) {

@@ -15,6 +15,8 @@ template <class T> __device__ __forceinline__ bool win_gt(T a, T b) { return a >
 __device__ __forceinline__ bool win_gt(f16 a, f16 b) { return to_f64(a) > to_f64(b); }
 __device__ __forceinline__ bool win_gt(bf16 a, bf16 b) { return to_f64(a) > to_f64(b); }
 template <class T> __device__ __forceinline__ bool win_nan(T a) { return to_f64(a) != to_f64(a); }
+__device__ __forceinline__ bool win_nan(i8) { return false; }
+__device__ __forceinline__ bool win_nan(i16) { return false; }
 __device__ __forceinline__ bool win_nan(int) { return false; }
 __device__ __forceinline__ bool win_nan(i64) { return false; }
 

@@ -310,7 +310,7 @@ fn corrupt_files_are_clear_errors() {
         (
             "dtype.safetensors",
             st(
-                r#"{"a":{"dtype":"I8","shape":[8],"data_offsets":[0,8]}}"#,
+                r#"{"a":{"dtype":"U16","shape":[4],"data_offsets":[0,8]}}"#,
                 &[0; 8],
             ),
         ),

@@ -73,7 +73,10 @@ fn ops_show_what_the_simulator_shows() {
          d = randn(2, 2, device=cuda:1).normal_(1., 2.); d
          u = arange(250, 256, device=cuda).to(u8); u + 10; u * 2; -u; u // 3; u % 7; ~u
          u.sum(); u.cumsum(0); u.max(); u.to(f32) / 255; u > 252; u.sort(descending=true)
-         tensor([-1., 256., 300.5], device=cuda).to(u8); u[u > 252]; zeros(3, dtype=u8, device=cuda)",
+         tensor([-1., 256., 300.5], device=cuda).to(u8); u[u > 252]; zeros(3, dtype=u8, device=cuda)
+         s = tensor([100, -100, 127, -128], device=cuda).to(i8); s * 2; s + 1; -s; s.abs(); s // 3; s % 3; s / 4
+         s.sum(); s.cumsum(0); s.sort(); s.max(1 - 1); s.to(i16) * 300; s & 15; s ^ s.flip(0); s + u[:4]
+         tensor([300., -200.2, 40000.], device=cuda).to(i8); arange(5, dtype=i16, device=cuda); full([2], 7, dtype=i8, device=cuda)",
     );
 }
 

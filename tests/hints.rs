@@ -152,3 +152,24 @@ fn a_missing_key_says_where_it_comes_from() {
     let help = help_of("d = {\"lr\": 1, \"epochs\": 2}\nd[\"nowhere near\"]");
     assert_eq!(help, "the keys are 'lr', 'epochs'");
 }
+
+/// `x.unsqueeze_(0)` and the other in-place changes of shape, which
+/// cudash's tensors cannot make: the help names the view to take instead,
+/// and that view, written as the help says, runs.
+#[test]
+fn in_place_shape_changes_name_the_view() {
+    for (method, view) in [
+        ("unsqueeze_(0)", "unsqueeze(0)"),
+        ("squeeze_()", "squeeze()"),
+        ("t_()", "t()"),
+        ("transpose_(0, 1)", "transpose(0, 1)"),
+    ] {
+        let src = format!("x = ones(2, 1)\nx.{method}");
+        let help = help_of(&src);
+        let name = view.split('(').next().unwrap();
+        assert!(help.contains(&format!("`x = x.{name}(...)`")), "{help}");
+        let mut s = common::session();
+        let o = s.execute(&format!("x = ones(2, 1)\nx = x.{view}"));
+        assert!(o.error.is_none(), "{view}: {:?}", o.error.map(|e| e.report));
+    }
+}

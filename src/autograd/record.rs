@@ -361,6 +361,8 @@ fn number(t: &Tensor) -> R<f64> {
         Buffer::I32(v) => f64::from(v[at]),
         Buffer::Bool(v) => f64::from(u8::from(v[at])),
         Buffer::U8(v) => f64::from(v[at]),
+        Buffer::I8(v) => f64::from(v[at]),
+        Buffer::I16(v) => f64::from(v[at]),
         Buffer::F16(v) => f64::from(v[at]),
         Buffer::BF16(v) => f64::from(v[at]),
     })

@@ -217,7 +217,7 @@ fn collect_cells(t: &Tensor, shown: &[Vec<Option<usize>>]) -> Vec<Cell> {
 fn to_cell<T: Stored>(x: T) -> Cell {
     match T::DTYPE {
         DType::Bool => Cell::B(x.to_bool()),
-        DType::U8 | DType::I32 | DType::I64 => Cell::I(x.to_i64()),
+        d if d.is_int() => Cell::I(x.to_i64()),
         _ => Cell::F(x.to_f64()),
     }
 }

@@ -222,6 +222,9 @@ docs! {
     Function Training "one_hot", "one_hot(tensor, num_classes=-1)", "An i64 tensor with one more dimension of `num_classes`, 1 at each element's class (F.one_hot; classes are i64). Without `num_classes` the host reads the largest class, as PyTorch's does.", "one_hot(tensor([0, 2]), 4)";
     Function Training "normalize", "normalize(input, p=2.0, dim=1, eps=1e-12)", "`input` divided by its p-norm along `dim` (at least `eps`), as PyTorch's `input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)` (F.normalize).", "normalize(tensor([[3., 4.]]))";
     Function Training "cosine_similarity", "cosine_similarity(x1, x2, dim=1, eps=1e-8)", "The cosine of the angle between x1 and x2 along `dim`: each divided by its norm (at least `eps`), the product summed, as PyTorch 2 computes it (F.cosine_similarity).", "cosine_similarity(tensor([[1., 0.]]), tensor([[1., 1.]]))";
+    Function Math "bitwise_and", "bitwise_and(input, other)", "`input & other`: the bits both have (integers), logical and (bool); `other` may be a number.", "bitwise_and(tensor([1, 5, 11]), 3)";
+    Function Math "bitwise_or", "bitwise_or(input, other)", "`input | other`: the bits either has (integers), logical or (bool).", "bitwise_or(tensor([1, 5, 11]), tensor([2, 7, 10]))";
+    Function Math "bitwise_xor", "bitwise_xor(input, other)", "`input ^ other`: the bits exactly one has (integers), logical xor (bool).", "bitwise_xor(tensor([1, 5, 11]), tensor([2, 7, 10]))";
     Function Math "bitwise_not", "bitwise_not(input)", "`~input`: each bit flipped (integers), logical not (bool).", "bitwise_not(tensor([0, 5], dtype=i32))";
     Function Math "where", "where(condition, input=none, other=none)", "`input` where the bool `condition` holds, else `other`; the three broadcast together, numbers adapt to the tensors' dtype. `where(condition)` alone is `nonzero(condition, as_tuple=true)`.", "x = tensor([-1., 2., -3.])\nwhere(x > 0, x, 0)";
     Function Math "masked_fill", "masked_fill(input, mask, value)", "`input` with `value` where the bool `mask` holds (`x.masked_fill(mask, value)`).", "masked_fill(zeros(3), arange(3) > 0, 5)";
@@ -382,6 +385,8 @@ docs! {
     Method Tensors "int", "x.int()", "`x.to(i32)`: `x` itself when it is i32 already.", "arange(3).int()";
     Method Tensors "long", "x.long()", "`x.to(i64)`: `x` itself when it is i64 already.", "arange(3).long()";
     Method Tensors "byte", "x.byte()", "`x.to(u8)` (`torch.uint8`, one byte per element, as images and MNIST's pixels are held): `x` itself when it is u8 already; a float is truncated and wraps modulo 256, as PyTorch's (`-1.` becomes 255).", "tensor([1.5, 255.0, 256.0]).byte()";
+    Method Tensors "char", "x.char()", "`x.to(i8)` (`torch.int8`, -128 to 127): `x` itself when it is i8 already; a float is truncated and wraps modulo 256 (`200.` becomes -56).", "tensor([1.5, 127.0, 200.0]).char()";
+    Method Tensors "short", "x.short()", "`x.to(i16)` (`torch.int16`, -32768 to 32767): `x` itself when it is i16 already; a float is truncated and wraps modulo 65536.", "tensor([1.5, 40000.0]).short()";
     Method Tensors "bool", "x.bool()", "`x.to(bool)`: `x` itself when it is bool already.", "arange(3).bool()";
     Method Math "eq", "x.eq(other)", "`x == other`: a bool tensor.", "arange(3).eq(1)";
     Method Math "ne", "x.ne(other)", "`x != other`: a bool tensor.", "arange(3).ne(1)";
@@ -403,6 +408,9 @@ docs! {
     Method Math "logical_xor", "x.logical_xor(other)", "`logical_xor(x, other)`.", "tensor([1, 0]).logical_xor(tensor([1, 1]))";
     Method Math "logical_not", "x.logical_not()", "`logical_not(x)`: whether each element is zero.", "arange(3).logical_not()";
     Method Math "isnan", "x.isnan()", "`isnan(x)`.", "(zeros(2) / 0.).isnan()";
+    Method Math "bitwise_and", "x.bitwise_and(other)", "`x & other`.", "tensor([1, 5, 11]).bitwise_and(3)";
+    Method Math "bitwise_or", "x.bitwise_or(other)", "`x | other`.", "tensor([1, 5, 11]).bitwise_or(2)";
+    Method Math "bitwise_xor", "x.bitwise_xor(other)", "`x ^ other`.", "tensor([1, 5, 11]).bitwise_xor(tensor([2, 7, 10]))";
     Method Math "bitwise_not", "x.bitwise_not()", "`~x`.", "arange(3).bitwise_not()";
     Method Math "where", "x.where(condition, other)", "`where(condition, x, other)`.", "x = arange(4)\nx.where(x > 1, -1)";
     Method Math "masked_fill", "x.masked_fill(mask, value)", "`x` with `value` (a number, or a 0-dim tensor) where the bool `mask` holds; mask and x broadcast together. Attention's causal mask: `att.masked_fill(bias[:, :, :T, :T] == 0, float('-inf'))`. Its gradient is zero where the mask holds (MaskedFillBackward0).", "x = arange(6.).reshape(2, 3)\nx.masked_fill(tril(ones(3, 3))[0] == 0, -1)";

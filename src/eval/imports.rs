@@ -319,6 +319,15 @@ static TENSOR_FUNCTIONS: &[Native] = &[
     Native {
         name: "torch.bitwise_not",
     },
+    Native {
+        name: "torch.bitwise_and",
+    },
+    Native {
+        name: "torch.bitwise_or",
+    },
+    Native {
+        name: "torch.bitwise_xor",
+    },
     Native { name: "torch.bmm" },
     Native { name: "torch.ceil" },
     Native {
@@ -777,6 +786,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.warn",
     },
     Native {
+        name: "torch.result_type",
+    },
+    Native {
         name: "torch.promote_types",
     },
     Native {
@@ -971,6 +983,9 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "_cudash.host_clock",
+    },
+    Native {
+        name: "_cudash.return_type",
     },
     Native { name: "os.unlink" },
     Native { name: "os.getcwd" },
@@ -1172,6 +1187,7 @@ const RENAMED: &[(&str, &str)] = &[
     ("argparse.ArgumentParser", "ArgumentParser"),
     ("torch.autograd.Function", "Function"),
     ("torch.linalg.norm", "linalg_norm"),
+    ("torch.linalg.matmul", "matmul"),
     ("torch.linalg.vector_norm", "vector_norm"),
 ];
 
@@ -1964,6 +1980,19 @@ impl Interp {
         }
         // `uuid.uuid4()`'s bits, from the operating system's generator
         // (as CPython's `os.urandom`), never from `random`'s.
+        // `_cudash.return_type("linalg_svd", U=u, S=s, Vh=vh)`: PyTorch's
+        // named tuple `torch.return_types.linalg_svd` of these fields.
+        if f.name == "_cudash.return_type" {
+            let Some(Value::Str(name)) = args.first().map(|a| &a.value) else {
+                return Err(at(Error::value("return_type(name, **fields)")));
+            };
+            let class = format!("{}{name}", super::value::RETURN_TYPES);
+            let fields: Vec<(&str, Value)> = args[1..]
+                .iter()
+                .filter_map(|a| Some((a.keyword.as_ref()?.name.as_str(), a.value.clone())))
+                .collect();
+            return Ok(Value::named_tuple(&class, &fields));
+        }
         if f.name == "_cudash.random_hex" {
             let n = args
                 .first()
@@ -2186,6 +2215,37 @@ impl Interp {
                     _ => Err(Error::value("torch.promote_types takes two dtypes").at(span)),
                 };
                 Value::dtype(crate::runtime::DType::promote(dtype(0)?, dtype(1)?))
+            }
+            // The dtype an op of these operands computes in: a number is
+            // weak, a 0-d tensor weaker than a dimensioned one.
+            "torch.result_type" => {
+                use crate::runtime::buffer::Buffer;
+                use crate::runtime::op::binary::{result_dtype_of, Operand};
+                use crate::runtime::{Device, Tensor};
+                let operand = |k: usize| -> Result<(Arc<Tensor>, bool), Diagnostic> {
+                    let number = |b: Buffer| Arc::new(Tensor::new(b, vec![], Device::Cpu));
+                    match args.get(k).map(|a| &a.value) {
+                        Some(Value::Tensor(t)) => Ok((Arc::clone(t), false)),
+                        Some(Value::Bool(b)) => Ok((number(Buffer::Bool(vec![b.get()])), true)),
+                        Some(Value::Int(i)) => Ok((number(Buffer::I64(vec![*i])), true)),
+                        Some(Value::Float(x)) => Ok((number(Buffer::F64(vec![x.get()])), true)),
+                        _ => Err(
+                            Error::value("torch.result_type takes two tensors or numbers").at(span),
+                        ),
+                    }
+                };
+                let (a, b) = (operand(0)?, operand(1)?);
+                let ops = [
+                    Operand {
+                        tensor: &a.0,
+                        weak: a.1,
+                    },
+                    Operand {
+                        tensor: &b.0,
+                        weak: b.1,
+                    },
+                ];
+                Value::dtype(result_dtype_of(&ops))
             }
             // "highest" turns TF32 off for matrix products, "high" and
             // "medium" on (`allow_tf32`, read back; the products stay f32).

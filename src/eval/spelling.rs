@@ -35,6 +35,8 @@ pub const VALUES: &[(&str, Alias)] = &[
     ("bfloat16", Alias::DType(DType::BF16)),
     ("float64", Alias::DType(DType::F64)),
     ("uint8", Alias::DType(DType::U8)),
+    ("int8", Alias::DType(DType::I8)),
+    ("int16", Alias::DType(DType::I16)),
     ("int32", Alias::DType(DType::I32)),
     ("int64", Alias::DType(DType::I64)),
 ];
@@ -162,6 +164,7 @@ pub const RENAMED: &[(&str, &str)] = &[
     ("double", "float64"),
     ("half", "float16"),
     ("long", "int64"),
+    ("short", "int16"),
     ("int", "int32"),
     ("bool", "bool"),
 ];
@@ -197,6 +200,18 @@ pub fn member_hint(receiver: &str, name: &str) -> Option<Error> {
             help: "start the list empty, `xs = []` (or `list([0.5])`), then `xs.append(v)`".into(),
             class: "AttributeError",
         }),
+        ("tensor", "unsqueeze_" | "squeeze_" | "t_" | "transpose_" | "resize_" | "swapdims_") => {
+            let view = name.trim_end_matches('_');
+            Some(Error::Spelling {
+                message: format!(
+                    "`.{name}()` changes a tensor's shape in place, which cudash's tensors cannot \
+                     (a tensor's shape is fixed when it is made)"
+                ),
+                label: "an in-place change of shape".into(),
+                help: format!("take the view under the same name: `x = x.{view}(...)` (the same memory, as `.{name}` keeps it)"),
+                class: "AttributeError",
+            })
+        }
         ("list", "append") => Some(Error::Spelling {
             message: "'tuple' object has no attribute 'append' (`(a, b)`, or a result's parts)"
                 .into(),

@@ -382,7 +382,7 @@ fn dtype_info(float: bool, dt: DType) -> Result<Value, Error> {
             obj.set("smallest_normal", Value::float(tiny));
             obj.set("resolution", Value::float(resolution));
         }
-        (false, DType::U8 | DType::I32 | DType::I64) => {
+        (false, d) if d.is_int() => {
             let (min, max) = dt.int_bounds().expect("an integer dtype");
             obj.set("max", Value::Int(max));
             obj.set("min", Value::Int(min));

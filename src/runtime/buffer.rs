@@ -19,6 +19,14 @@ macro_rules! with_dtype {
                 type $T = u8;
                 $body
             }
+            $crate::runtime::DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::runtime::DType::I16 => {
+                type $T = i16;
+                $body
+            }
             $crate::runtime::DType::I32 => {
                 type $T = i32;
                 $body
@@ -57,6 +65,14 @@ macro_rules! with_num_dtype {
                 type $T = u8;
                 $body
             }
+            $crate::runtime::DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::runtime::DType::I16 => {
+                type $T = i16;
+                $body
+            }
             $crate::runtime::DType::I32 => {
                 type $T = i32;
                 $body
@@ -89,6 +105,8 @@ macro_rules! with_num_dtype {
 pub enum Buffer {
     Bool(Vec<bool>),
     U8(Vec<u8>),
+    I8(Vec<i8>),
+    I16(Vec<i16>),
     I32(Vec<i32>),
     I64(Vec<i64>),
     F16(Vec<f16>),
@@ -128,7 +146,7 @@ macro_rules! stored {
     };
 }
 
-stored!(bool => Bool, u8 => U8, i32 => I32, i64 => I64, f16 => F16, bf16 => BF16, f32 => F32, f64 => F64);
+stored!(bool => Bool, u8 => U8, i8 => I8, i16 => I16, i32 => I32, i64 => I64, f16 => F16, bf16 => BF16, f32 => F32, f64 => F64);
 
 /// Element count above which element loops split across threads.
 pub const PAR_MIN: usize = 1 << 16;
@@ -138,6 +156,8 @@ impl Buffer {
         match self {
             Buffer::Bool(_) => DType::Bool,
             Buffer::U8(_) => DType::U8,
+            Buffer::I8(_) => DType::I8,
+            Buffer::I16(_) => DType::I16,
             Buffer::I32(_) => DType::I32,
             Buffer::I64(_) => DType::I64,
             Buffer::F16(_) => DType::F16,
@@ -194,6 +214,8 @@ impl Buffer {
         match self {
             Buffer::Bool(v) => v.iter().map(|&b| b as u8).collect(),
             Buffer::U8(v) => v.clone(),
+            Buffer::I8(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Buffer::I16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Buffer::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Buffer::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Buffer::F16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
@@ -213,6 +235,8 @@ impl Buffer {
         match dtype {
             DType::Bool => Buffer::Bool(b.iter().map(|&x| x != 0).collect()),
             DType::U8 => Buffer::U8(b.to_vec()),
+            DType::I8 => Buffer::I8(chunks(b, i8::from_le_bytes)),
+            DType::I16 => Buffer::I16(chunks(b, i16::from_le_bytes)),
             DType::I32 => Buffer::I32(chunks(b, i32::from_le_bytes)),
             DType::I64 => Buffer::I64(chunks(b, i64::from_le_bytes)),
             DType::F16 => Buffer::F16(chunks(b, f16::from_le_bytes)),

@@ -156,8 +156,8 @@ macro_rules! pow_by_squaring {
 }
 
 macro_rules! signed_int_element {
-    ($t:ty, $dt:ident) => {
-        int_conversions!($t, $dt, |v| v as $t);
+    ($t:ty, $dt:ident, $from_f64:expr) => {
+        int_conversions!($t, $dt, $from_f64);
         impl Num for $t {
             wrapping_int_ops!();
             fn pow(self, o: Self) -> Self {
@@ -208,8 +208,12 @@ macro_rules! signed_int_element {
         }
     };
 }
-signed_int_element!(i32, I32);
-signed_int_element!(i64, I64);
+// `int8` and `int16` take a float as C's cast does on x86 (through a
+// 32-bit integer, then its low bits: `300.` becomes 44 as int8).
+signed_int_element!(i8, I8, |v| (v as i64) as i8);
+signed_int_element!(i16, I16, |v| (v as i64) as i16);
+signed_int_element!(i32, I32, |v| v as i32);
+signed_int_element!(i64, I64, |v| v as i64);
 
 // `uint8`: arithmetic wraps modulo 256 (`-x` is `256 - x`); floats arrive
 // through i64 as c10's `static_cast_with_inter_type` converts them (`-1.`

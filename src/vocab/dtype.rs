@@ -6,6 +6,8 @@ use std::fmt;
 pub enum DType {
     Bool,
     U8,
+    I8,
+    I16,
     I32,
     I64,
     F16,
@@ -15,9 +17,11 @@ pub enum DType {
 }
 
 impl DType {
-    pub const ALL: [DType; 8] = [
+    pub const ALL: [DType; 10] = [
         DType::Bool,
         DType::U8,
+        DType::I8,
+        DType::I16,
         DType::I32,
         DType::I64,
         DType::F16,
@@ -30,6 +34,8 @@ impl DType {
         match self {
             DType::Bool => "bool",
             DType::U8 => "u8",
+            DType::I8 => "i8",
+            DType::I16 => "i16",
             DType::I32 => "i32",
             DType::I64 => "i64",
             DType::F16 => "f16",
@@ -55,9 +61,27 @@ impl DType {
             DType::F16 => "Half",
             DType::BF16 => "BFloat16",
             DType::U8 => "Byte",
+            DType::I8 => "Char",
+            DType::I16 => "Short",
             DType::I32 => "Int",
             DType::I64 => "Long",
             DType::Bool => "Bool",
+        }
+    }
+
+    /// The C++ type PyTorch's errors name (`long int`, `float`).
+    pub fn cpp_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::U8 => "unsigned char",
+            DType::I8 => "signed char",
+            DType::I16 => "short int",
+            DType::I32 => "int",
+            DType::I64 => "long int",
+            DType::F16 => "c10::Half",
+            DType::BF16 => "c10::BFloat16",
+            DType::F32 => "float",
+            DType::F64 => "double",
         }
     }
 
@@ -69,6 +93,8 @@ impl DType {
             DType::F16 => "torch.float16",
             DType::BF16 => "torch.bfloat16",
             DType::U8 => "torch.uint8",
+            DType::I8 => "torch.int8",
+            DType::I16 => "torch.int16",
             DType::I32 => "torch.int32",
             DType::I64 => "torch.int64",
             DType::Bool => "torch.bool",
@@ -88,6 +114,8 @@ impl DType {
             DType::F16 => half::f16::MAX.into(),
             DType::BF16 => half::bf16::MAX.into(),
             DType::U8 => u8::MAX.into(),
+            DType::I8 => i8::MAX.into(),
+            DType::I16 => i16::MAX.into(),
             DType::I32 => i32::MAX.into(),
             DType::I64 => i64::MAX as f64,
             DType::Bool => 1.0,
@@ -98,6 +126,8 @@ impl DType {
     pub fn int_bounds(self) -> Option<(i64, i64)> {
         match self {
             DType::U8 => Some((0, u8::MAX.into())),
+            DType::I8 => Some((i8::MIN.into(), i8::MAX.into())),
+            DType::I16 => Some((i16::MIN.into(), i16::MAX.into())),
             DType::I32 => Some((i32::MIN.into(), i32::MAX.into())),
             DType::I64 => Some((i64::MIN, i64::MAX)),
             _ => None,
@@ -107,8 +137,8 @@ impl DType {
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
-            DType::Bool | DType::U8 => 1,
-            DType::F16 | DType::BF16 => 2,
+            DType::Bool | DType::U8 | DType::I8 => 1,
+            DType::I16 | DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::F32 => 4,
             DType::I64 | DType::F64 => 8,
         }
@@ -119,7 +149,10 @@ impl DType {
     }
 
     pub fn is_int(self) -> bool {
-        matches!(self, DType::U8 | DType::I32 | DType::I64)
+        matches!(
+            self,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64
+        )
     }
 
     /// Whether negative values exist (`torch.uint8.is_signed` is False).
@@ -131,7 +164,7 @@ impl DType {
     pub fn category(self) -> u8 {
         match self {
             DType::Bool => 0,
-            DType::U8 | DType::I32 | DType::I64 => 1,
+            DType::U8 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => 1,
             _ => 2,
         }
     }
@@ -146,6 +179,8 @@ impl DType {
             std::cmp::Ordering::Less => b,
             std::cmp::Ordering::Equal => match (a, b) {
                 (DType::F16, DType::BF16) | (DType::BF16, DType::F16) => DType::F32,
+                // uint8 and int8 meet in the smallest type holding both.
+                (DType::U8, DType::I8) | (DType::I8, DType::U8) => DType::I16,
                 _ => {
                     if a.size() >= b.size() {
                         a

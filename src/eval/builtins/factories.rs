@@ -260,7 +260,7 @@ pub(super) fn randint(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
     // Both ends must be values of the dtype (PyTorch's
     // `check_from_to_in_range`), not wrapped into it.
     if let Some((min, max)) = dtype.int_bounds() {
-        let cpp = super::masked::cpp_name(dtype);
+        let cpp = dtype.cpp_name();
         if low < min || low > max {
             return Err(Error::runtime(format!("from is out of bounds for {cpp}")).at(b.span));
         }

@@ -84,7 +84,7 @@ fn masked_fill_args(t: &Tensor, b: &Bound) -> Result<(Arc<Tensor>, Arc<Tensor>, 
         return Err(Error::dtype(
             format!(
                 "masked_fill_ only supports boolean masks, but got mask with dtype {}",
-                cpp_name(mask.dtype())
+                mask.dtype().cpp_name()
             ),
             Some("compare to make one: `x.masked_fill(m == 0, value)`, or `m.bool()`".into()),
         )
@@ -162,18 +162,4 @@ pub(crate) fn number_fits(dtype: DType, x: f64, as_data: bool) -> Result<(), Err
 /// A shape as PyTorch's errors write it: `[2, 3]`.
 fn py_shape(shape: &[usize]) -> String {
     format!("{shape:?}")
-}
-
-/// A dtype as PyTorch's C++ errors name it (`long int`, `float`).
-pub(super) fn cpp_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::U8 => "unsigned char",
-        DType::I32 => "int",
-        DType::I64 => "long int",
-        DType::F16 => "c10::Half",
-        DType::BF16 => "c10::BFloat16",
-        DType::F32 => "float",
-        DType::F64 => "double",
-    }
 }

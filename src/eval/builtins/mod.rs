@@ -176,6 +176,9 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("cosine_similarity", combine::cosine_similarity),
     ("is_tensor", combine::is_tensor),
     ("bitwise_not", pointwise::unary),
+    ("bitwise_and", pointwise::binary),
+    ("bitwise_or", pointwise::binary),
+    ("bitwise_xor", pointwise::binary),
     ("where", pointwise::where_),
     ("masked_fill", masked::masked_fill),
     ("roll", roll::roll),
@@ -630,10 +633,32 @@ impl Interp {
         // `out=` of a torch function (`torch.matmul(a, b, out=y)`): the
         // result written into it (`out_arg.rs`).
         let mut args = args;
-        let out = match doc.signature.contains("out=") {
+        // (`layout=` is not `out=`: a factory's `torch.rand(2, out=c)`.)
+        let own_out = doc.signature.contains(", out=") || doc.signature.contains("(out=");
+        let out = match own_out {
             true => None,
             false => super::out_arg::take_out(&mut args),
         };
+        // A factory's `out=` gives its device and dtype (`torch.rand(2, 2,
+        // out=z)` draws on z's device), as PyTorch's factories take them.
+        let factory = doc.signature.contains(" device=");
+        if let (Some((Value::Tensor(o), at)), true) = (&out, factory) {
+            for (param, value) in [
+                ("device", Value::device(o.device())),
+                ("dtype", Value::dtype(o.dtype())),
+            ] {
+                let given = args
+                    .iter()
+                    .any(|a| a.keyword.as_ref().is_some_and(|k| k.name == param));
+                if !given {
+                    args.push(ArgVal {
+                        keyword: Some(crate::lang::ast::Name::new(param.into(), *at)),
+                        value,
+                        span: *at,
+                    });
+                }
+            }
+        }
         let b = bind(doc, args, span)?;
         self.begin_doc_op(doc);
         let v = match torch_generator::draws(doc.name, false) {

@@ -204,13 +204,7 @@ pub(super) fn distribution_(
             if !t.dtype().is_float() {
                 return Err(at(Error::runtime(format!(
                     "Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you specified {}",
-                    // C++'s name of the dtype, as PyTorch's message prints it.
-                    match t.dtype() {
-                        DType::I64 => "long int",
-                        DType::I32 => "int",
-                        DType::U8 => "unsigned char",
-                        _ => "bool",
-                    }
+                    t.dtype().cpp_name()
                 ))));
             }
             if sigma <= 0.0 {

@@ -233,7 +233,7 @@ pub(super) fn item(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound)
     }
     let value = || match t.dtype() {
         DType::Bool => Value::bool(t.to_vec::<bool>()[0]),
-        DType::U8 | DType::I32 | DType::I64 => Value::Int(t.to_vec::<i64>()[0]),
+        d if d.is_int() => Value::Int(t.to_vec::<i64>()[0]),
         _ => Value::float(t.to_vec::<f64>()[0]),
     };
     me.rt.read_item(t, value).map_err(|e| e.at(b.span))
@@ -427,6 +427,8 @@ pub(super) fn cast_to(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &
         "int" => DType::I32,
         "long" => DType::I64,
         "byte" => DType::U8,
+        "char" => DType::I8,
+        "short" => DType::I16,
         _ => DType::Bool,
     };
     if t.dtype() == dtype {
@@ -642,9 +644,7 @@ pub(super) fn tolist(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
     let values = || -> Vec<Value> {
         match t.dtype() {
             DType::Bool => t.to_vec::<bool>().into_iter().map(Value::bool).collect(),
-            DType::U8 | DType::I32 | DType::I64 => {
-                t.to_vec::<i64>().into_iter().map(Value::Int).collect()
-            }
+            d if d.is_int() => t.to_vec::<i64>().into_iter().map(Value::Int).collect(),
             _ => t.to_vec::<f64>().into_iter().map(Value::float).collect(),
         }
     };

@@ -30,6 +30,11 @@ const MODULES: &[(&str, &str)] = &[
     ),
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
     ("torch.functional", include_str!("torch_functional.py")),
+    ("torch.linalg._ops", include_str!("torch_linalg_ops.py")),
+    (
+        "torch._linalg_compat",
+        include_str!("torch_linalg_compat.py"),
+    ),
     (
         "torch.autograd.graph",
         include_str!("torch_autograd_graph.py"),
@@ -104,6 +109,13 @@ const MODULES: &[(&str, &str)] = &[
 /// the name, the module): `torch.utils.data.ConcatDataset`.
 const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "from_numpy", "numpy"),
+    ("torch", "det", "torch.linalg._ops"),
+    ("torch", "cross", "torch._linalg_compat"),
+    ("torch", "svd", "torch._linalg_compat"),
+    ("torch.linalg", "svd", "torch.linalg._ops"),
+    ("torch.linalg", "svdvals", "torch.linalg._ops"),
+    ("torch.linalg", "det", "torch.linalg._ops"),
+    ("torch.linalg", "cross", "torch.linalg._ops"),
     ("torch", "layout", "torch._layout"),
     ("torch", "strided", "torch._layout"),
     ("torch", "sparse_coo", "torch._layout"),

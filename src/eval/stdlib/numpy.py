@@ -62,6 +62,8 @@ float32 = dtype("float32", torch.float32, "f", 4)
 float16 = dtype("float16", torch.float16, "f", 2)
 int64 = dtype("int64", torch.int64, "i", 8)
 int32 = dtype("int32", torch.int32, "i", 4)
+int16 = dtype("int16", torch.int16, "i", 2)
+int8 = dtype("int8", torch.int8, "i", 1)
 uint8 = dtype("uint8", torch.uint8, "u", 1)
 uint16 = dtype("uint16", torch.int64, "u", 2)
 bool_ = dtype("bool", torch.bool, "b", 1)
@@ -71,8 +73,8 @@ intp = int64
 float_ = float64
 int_ = int64
 
-_BY_NAME = {d.name: d for d in (float64, float32, float16, int64, int32, uint8, uint16, bool_)}
-_BY_TORCH = {str(d._torch): d for d in (float64, float32, float16, int64, int32, uint8, bool_)}
+_BY_NAME = {d.name: d for d in (float64, float32, float16, int64, int32, int16, int8, uint8, uint16, bool_)}
+_BY_TORCH = {str(d._torch): d for d in (float64, float32, float16, int64, int32, int16, int8, uint8, bool_)}
 
 
 def _np_of(torch_dtype):
@@ -112,7 +114,7 @@ def _dtype(d):
         return bool_
     if isinstance(d, str):
         name = {"f": "float32", "f4": "float32", "f8": "float64", "float": "float64", "double": "float64",
-                "i4": "int32", "i8": "int64", "int": "int64", "long": "int64", "u1": "uint8", "u2": "uint16",
+                "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "int": "int64", "long": "int64", "u1": "uint8", "u2": "uint16",
                 "?": "bool", "<f4": "float32", "<f8": "float64", "<i8": "int64", "<u2": "uint16"}.get(d, d)
         if name in _BY_NAME:
             return _BY_NAME[name]
@@ -203,7 +205,7 @@ def _astype_strings(a, d):
         cells = _cells(a)[0] if a.size else []
         out = _strings_array(cells, a.shape)
         # NumPy's width is the longest text any element of the dtype has.
-        width = {"int64": 21, "int32": 11, "uint8": 3, "uint16": 5, "bool": 5}.get(a._d.name, 32)
+        width = {"int64": 21, "int32": 11, "int16": 6, "int8": 4, "uint8": 3, "uint16": 5, "bool": 5}.get(a._d.name, 32)
         out._d.name = f"<U{width}"
         out._d.itemsize = 4 * width
         return out

@@ -315,9 +315,12 @@ fn version_name(v: c_int) -> String {
 }
 
 /// NCCL's `ncclDataType_t` for `dt`; bool travels as bytes (`ncclUint8`, uint8's own).
+/// NCCL has no 16-bit integers: `Runtime::nccl` refuses int16 first.
 fn data_type(dt: DType) -> c_int {
     match dt {
+        DType::I8 => 0,
         DType::Bool | DType::U8 => 1,
+        DType::I16 => unreachable!("Runtime::nccl refuses int16"),
         DType::I32 => 2,
         DType::I64 => 4,
         DType::F16 => 6,

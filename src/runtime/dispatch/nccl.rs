@@ -156,6 +156,13 @@ impl Runtime {
         send: &[u64],
         recv: &[u64],
     ) -> Result<(), Error> {
+        if dtype == DType::I16 {
+            // NCCL has no 16-bit integers (PyTorch's `getNcclDataType`).
+            return Err(Error::value(format!(
+                "Input tensor data type is not supported for NCCL process group: {}",
+                dtype.scalar_name()
+            )));
+        }
         let driver = Arc::clone(self.devices.driver().ok_or_else(no_driver)?);
         let ranks = devices
             .iter()

@@ -45,6 +45,8 @@ fn npy_descr(d: DType) -> Option<&'static str> {
     Some(match d {
         DType::Bool => "|b1",
         DType::U8 => "|u1",
+        DType::I8 => "|i1",
+        DType::I16 => "<i2",
         DType::I32 => "<i4",
         DType::I64 => "<i8",
         DType::F16 => "<f2",
@@ -100,6 +102,8 @@ fn st_dtype(d: DType) -> StDtype {
     match d {
         DType::Bool => StDtype::BOOL,
         DType::U8 => StDtype::U8,
+        DType::I8 => StDtype::I8,
+        DType::I16 => StDtype::I16,
         DType::I32 => StDtype::I32,
         DType::I64 => StDtype::I64,
         DType::F16 => StDtype::F16,
@@ -200,12 +204,14 @@ pub fn parse_npy(b: &[u8]) -> Result<Tensor, String> {
     let dtype = match descr {
         "|b1" => DType::Bool,
         "|u1" => DType::U8,
+        "|i1" => DType::I8,
+        "<i2" | "=i2" => DType::I16,
         "<i4" | "=i4" => DType::I32,
         "<i8" | "=i8" => DType::I64,
         "<f2" | "=f2" => DType::F16,
         "<f4" | "=f4" => DType::F32,
         "<f8" | "=f8" => DType::F64,
-        other => return Err(format!("element type '{other}' is not supported (cudash reads bool, u1, i4, i8, f2, f4, f8, little-endian)")),
+        other => return Err(format!("element type '{other}' is not supported (cudash reads bool, u1, i1, i2, i4, i8, f2, f4, f8, little-endian)")),
     };
     let fortran = field("fortran_order")?.starts_with("True");
     let shape_text = field("shape")?;
@@ -256,6 +262,8 @@ pub fn parse_safetensors(b: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
             let dtype = match view.dtype() {
                 StDtype::BOOL => DType::Bool,
                 StDtype::U8 => DType::U8,
+                StDtype::I8 => DType::I8,
+                StDtype::I16 => DType::I16,
                 StDtype::I32 => DType::I32,
                 StDtype::I64 => DType::I64,
                 StDtype::F16 => DType::F16,

@@ -116,14 +116,12 @@ fn storage_dtype(name: &str) -> Option<Result<DType, String>> {
         "IntStorage" => DType::I32,
         "BoolStorage" => DType::Bool,
         "ByteStorage" => DType::U8,
-        "CharStorage"
-        | "ShortStorage"
-        | "ComplexFloatStorage"
-        | "ComplexDoubleStorage"
-        | "UntypedStorage" => {
+        "CharStorage" => DType::I8,
+        "ShortStorage" => DType::I16,
+        "ComplexFloatStorage" | "ComplexDoubleStorage" | "UntypedStorage" => {
             let of = name.trim_end_matches("Storage");
             return Some(Err(format!(
-                "a tensor of {of} elements: cudash has bool, uint8, i32, i64, f16, bf16, f32 and f64 (convert it in PyTorch before saving)"
+                "a tensor of {of} elements: cudash has bool, uint8, int8, int16, int32, int64, f16, bf16, f32 and f64 (convert it in PyTorch before saving)"
             )));
         }
         _ => return None,
@@ -135,6 +133,8 @@ fn storage_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "BoolStorage",
         DType::U8 => "ByteStorage",
+        DType::I8 => "CharStorage",
+        DType::I16 => "ShortStorage",
         DType::I32 => "IntStorage",
         DType::I64 => "LongStorage",
         DType::F16 => "HalfStorage",
@@ -148,6 +148,8 @@ fn dtype_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
         DType::U8 => "uint8",
+        DType::I8 => "int8",
+        DType::I16 => "int16",
         DType::I32 => "int32",
         DType::I64 => "int64",
         DType::F16 => "float16",

@@ -61,8 +61,9 @@ pub fn result_dtype_of(operands: &[Operand]) -> DType {
         .filter(|o| o.tensor.dtype().category() == cat)
         .collect();
     let top = cands.iter().map(|o| o.rank()).max().unwrap_or(0);
-    if top == 0 && cands.len() < 2 {
-        // Only a plain number has the highest category: use the default dtype of that category.
+    if top == 0 {
+        // Only plain numbers have the highest category (`where(c, 1.0,
+        // -1.0)`): the default dtype of that category.
         return match cat {
             0 => DType::Bool,
             1 => DType::I64,

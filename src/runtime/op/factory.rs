@@ -41,7 +41,7 @@ impl Fill {
     /// past its range. f16 and bf16 take an infinity instead, as PyTorch's.
     pub fn check(self, dtype: DType) -> Result<(), Error> {
         let (lo, hi) = match dtype {
-            DType::U8 | DType::I32 | DType::I64 => dtype.int_bounds().expect("an integer dtype"),
+            d if d.is_int() => d.int_bounds().expect("an integer dtype"),
             DType::F32 => {
                 return match self {
                     Fill::Float(x) if x.is_finite() && x.abs() > f32::MAX as f64 => {
@@ -152,7 +152,7 @@ impl Linspace {
             DType::F64 => Arith::F64,
             DType::F16 => Arith::F16,
             DType::BF16 => Arith::BF16,
-            DType::U8 | DType::I32 | DType::I64 if device == Device::Cpu => Arith::F64,
+            d if d.is_int() && device == Device::Cpu => Arith::F64,
             _ => Arith::F32,
         };
         // `start` and `end` as the dtype first (an integer dtype truncates).

@@ -25,7 +25,7 @@ pub fn matmul_dtypes(a: DType, b: DType) -> Result<(DType, DType), Error> {
             ))
         }
         DType::F16 | DType::BF16 => DType::F32,
-        DType::U8 | DType::I32 => DType::I64,
+        DType::U8 | DType::I8 | DType::I16 | DType::I32 => DType::I64,
         d => d,
     };
     Ok((dt, compute))

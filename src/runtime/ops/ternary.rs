@@ -40,6 +40,8 @@ pub fn ternary(op: TernaryOp, a: Operand, b: Operand, c: Operand) -> Result<Tens
             DType::F16 => add_scaled::<f16>(ta, tb, tc, &p.shape),
             DType::BF16 => add_scaled::<bf16>(ta, tb, tc, &p.shape),
             DType::U8 => add_scaled::<u8>(ta, tb, tc, &p.shape),
+            DType::I8 => add_scaled::<i8>(ta, tb, tc, &p.shape),
+            DType::I16 => add_scaled::<i16>(ta, tb, tc, &p.shape),
             DType::I32 => add_scaled::<i32>(ta, tb, tc, &p.shape),
             DType::I64 => add_scaled::<i64>(ta, tb, tc, &p.shape),
             DType::Bool => unreachable!("add_scaled refuses bool in plan"),
@@ -168,19 +170,19 @@ impl AddScaled for u8 {
     }
 }
 
-impl AddScaled for i32 {
-    type Alpha = i32;
-    fn add_scaled(a: i32, b: i32, alpha: i32) -> i32 {
-        a.wrapping_add(alpha.wrapping_mul(b))
-    }
+macro_rules! int_add_scaled {
+    ($($t:ty),*) => {
+        $(
+            impl AddScaled for $t {
+                type Alpha = $t;
+                fn add_scaled(a: $t, b: $t, alpha: $t) -> $t {
+                    a.wrapping_add(alpha.wrapping_mul(b))
+                }
+            }
+        )*
+    };
 }
-
-impl AddScaled for i64 {
-    type Alpha = i64;
-    fn add_scaled(a: i64, b: i64, alpha: i64) -> i64 {
-        a.wrapping_add(alpha.wrapping_mul(b))
-    }
-}
+int_add_scaled!(i8, i16, i32, i64);
 
 fn add_scaled<T: AddScaled>(a: &Tensor, b: &Tensor, alpha: &Tensor, shape: &[usize]) -> Buffer {
     let (ga, gb, gc) = (a.read(), b.read(), alpha.read());
@@ -312,6 +314,8 @@ macro_rules! pick_bits {
 
 pick_bits!(
     u8 => u8, |v| v, |b| b;
+    i8 => u8, |v| v as u8, |b| b as i8;
+    i16 => u16, |v| v as u16, |b| b as i16;
     i32 => u32, |v| v as u32, |b| b as i32;
     i64 => u64, |v| v as u64, |b| b as i64;
     f32 => u32, f32::to_bits, f32::from_bits;

@@ -1,0 +1,206 @@
+"""torch.linalg's determinant, cross product and singular value
+decomposition, and `torch.det`, `torch.svd` (written for cudash with
+tensor ops, so they run on every backend and autograd differentiates them
+through those ops: the graph holds `GatherBackward0`, `SubBackward0`, ...
+where PyTorch's has one `LinalgDetBackward0` or `LinalgSvdBackward0`).
+
+`det` is the LU factorisation with partial pivoting that PyTorch's
+`linalg.det` takes from LAPACK (`getrf`), one column at a time: the
+largest remaining element of the column is the pivot, a row swap flips
+the sign, and the determinant is the product of U's diagonal. Its
+numbers agree with PyTorch's to rounding (LAPACK's blocked kernels add
+in another order)."""
+import torch
+import _cudash
+
+
+def _dtype_name(t):
+    return {
+        torch.int64: "Long", torch.int32: "Int", torch.int16: "Short", torch.int8: "Char",
+        torch.uint8: "Byte", torch.bool: "Bool",
+    }.get(t.dtype, str(t.dtype))
+
+
+def det(A, *, out=None):
+    """The determinant of each square matrix of `A` (`..., n, n`)."""
+    if A.dim() < 2:
+        raise RuntimeError(
+            f"linalg.det: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"linalg.det: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    if not A.is_floating_point():
+        raise RuntimeError(
+            f"linalg.det: Expected a floating point or complex tensor as input. Got {_dtype_name(A)}")
+    n = A.shape[-1]
+    batch = tuple(A.shape[:-2])
+    U = A
+    sign = torch.ones(batch, dtype=A.dtype, device=A.device)
+    rows = torch.arange(n, device=A.device)
+    for k in range(n - 1):
+        # The pivot: the largest |element| of column k on or below row k.
+        p = U[..., k:, k].abs().argmax(-1) + k
+        pk = p.unsqueeze(-1)
+        perm = torch.where(rows == k, pk, torch.where(rows == pk, k, rows))
+        U = U.gather(-2, perm.unsqueeze(-1).expand(*batch, n, n))
+        sign = torch.where(p != k, -sign, sign)
+        pivot = U[..., k:k + 1, k:k + 1]
+        below = U[..., k + 1:, k:k + 1]
+        # A zero pivot leaves a zero on the diagonal: the column is done.
+        factors = torch.where(pivot == 0, torch.zeros_like(below), below / pivot)
+        U = torch.cat([U[..., :k + 1, :], U[..., k + 1:, :] - factors * U[..., k:k + 1, :]], dim=-2)
+    result = sign * U.diagonal(dim1=-2, dim2=-1).prod(-1)
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+def cross(input, other, *, dim=-1, out=None):
+    """The cross product of the 3-vectors along `dim` (broadcast)."""
+    a, b = torch.broadcast_tensors(input, other)
+    if a.shape[dim] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}")
+    dev = a.device
+    first = torch.tensor([1, 2, 0], device=dev)
+    second = torch.tensor([2, 0, 1], device=dev)
+    result = (a.index_select(dim, first) * b.index_select(dim, second)
+              - a.index_select(dim, second) * b.index_select(dim, first))
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+
+# ---- the singular value decomposition --------------------------------------
+#
+# One-sided Jacobi (Hestenes): plane rotations of the columns of A, made
+# pairwise orthogonal, accumulate into V; then A V = U diag(S), the column
+# norms are S. Each round rotates disjoint pairs of columns at once (the
+# round-robin order), so a sweep over every pair is n - 1 rounds of a few
+# tensor ops, batched over the matrices. PyTorch calls LAPACK's `gesdd` on
+# the CPU and cuSOLVER on a GPU: the singular values agree to rounding; the
+# singular vectors are unique only up to sign (PyTorch's documentation says
+# so), and cudash's signs are Jacobi's, not LAPACK's.
+
+
+def _rounds(n):
+    """Round-robin pairings of n columns: each round pairs disjoint
+    columns, and the rounds together meet every pair once."""
+    cols = list(range(n)) + ([None] if n % 2 else [])
+    m = len(cols)
+    out = []
+    for _ in range(m - 1):
+        pairs = [(cols[i], cols[m - 1 - i]) for i in range(m // 2)]
+        pairs = [(p, q) for p, q in pairs if p is not None and q is not None]
+        paired = [p for p, _ in pairs] + [q for _, q in pairs]
+        rest = [c for c in range(n) if c not in paired]
+        out.append(([p for p, _ in pairs], [q for _, q in pairs], rest))
+        cols = [cols[0], cols[-1]] + cols[1:-1]
+    return out
+
+
+def _orthogonalise(W, V, tol):
+    """W's columns rotated until pairwise orthogonal (to `tol`, relative),
+    the same rotations applied to V's."""
+    n = W.shape[-1]
+    dev = W.device
+    rounds = []
+    for P, Q, R in _rounds(n):
+        inverse = [0] * n
+        for i, c in enumerate(P + Q + R):
+            inverse[c] = i
+        rounds.append((torch.tensor(P, device=dev), torch.tensor(Q, device=dev),
+                       torch.tensor(R, dtype=torch.int64, device=dev), torch.tensor(inverse, device=dev)))
+    zero = torch.zeros((), dtype=W.dtype, device=dev)
+    for _ in range(60):
+        worst = zero
+        for P, Q, R, inverse in rounds:
+            ap, aq = W.index_select(-1, P), W.index_select(-1, Q)
+            alpha = (ap * ap).sum(-2, keepdim=True)
+            beta = (aq * aq).sum(-2, keepdim=True)
+            gamma = (ap * aq).sum(-2, keepdim=True)
+            scale = (alpha * beta).sqrt()
+            off = torch.where(scale > 0, gamma.abs() / scale, torch.zeros_like(scale))
+            worst = torch.maximum(worst, off.max())
+            # The rotation's tangent (Rutishauser's formula); none where the
+            # pair is orthogonal already.
+            zeta = (beta - alpha) / (2 * gamma)
+            t = torch.where(zeta >= 0, 1.0, -1.0) / (zeta.abs() + (1 + zeta * zeta).sqrt())
+            t = torch.where(off > tol, t, torch.zeros_like(t))
+            c = 1 / (1 + t * t).sqrt()
+            s = c * t
+            vp, vq = V.index_select(-1, P), V.index_select(-1, Q)
+            rest = W.index_select(-1, R)
+            W = torch.cat([c * ap - s * aq, s * ap + c * aq, rest], -1).index_select(-1, inverse)
+            V = torch.cat([c * vp - s * vq, s * vp + c * vq, V.index_select(-1, R)], -1).index_select(-1, inverse)
+        if worst.item() <= tol:
+            break
+    return W, V
+
+
+def _complete(U, first):
+    """U's columns from `first` on that are zero replaced by unit vectors
+    orthogonal to every other column (Gram-Schmidt of the identity's
+    columns: the one that keeps most of its length)."""
+    m = U.shape[-2]
+    eye = torch.eye(m, dtype=U.dtype, device=U.device)
+    for j in range(first, U.shape[-1]):
+        norms = U[..., :, j].norm(dim=-1, keepdim=True)
+        R = eye - U @ U.mT
+        lengths = R.norm(dim=-2)
+        best = lengths.argmax(-1, keepdim=True)
+        v = R.gather(-1, best.unsqueeze(-2).expand(*R.shape[:-1], 1)).squeeze(-1)
+        v = v / v.norm(dim=-1, keepdim=True)
+        col = torch.where(norms > 0, U[..., :, j], v)
+        U = torch.cat([U[..., :, :j], col.unsqueeze(-1), U[..., :, j + 1:]], -1)
+    return U
+
+
+def _svd(A, full):
+    """(U, S, V) of each matrix of A: U m x k (m x m when `full`), S k, V n x k
+    (n x n when `full`), k = min(m, n)."""
+    if A.dim() < 2:
+        raise RuntimeError(
+            f"linalg.svd: The input tensor A must have at least 2 dimensions.")
+    if not A.is_floating_point():
+        raise RuntimeError(
+            f"linalg.svd: Expected a floating point or complex tensor as input. Got {_dtype_name(A)}")
+    m, n = A.shape[-2], A.shape[-1]
+    if m < n:
+        V, S, U = _svd(A.mT, full)
+        return U, S, V
+    batch = tuple(A.shape[:-2])
+    eps = torch.finfo(A.dtype).eps
+    V = torch.eye(n, dtype=A.dtype, device=A.device).expand(*batch, n, n)
+    W, V = _orthogonalise(A, V, eps * n)
+    s = W.norm(dim=-2)
+    order = s.argsort(-1, descending=True)
+    S = s.gather(-1, order)
+    W = W.gather(-1, order.unsqueeze(-2).expand(W.shape))
+    V = V.gather(-1, order.unsqueeze(-2).expand(V.shape))
+    # Columns of singular values at rounding's level carry no direction.
+    tiny = S[..., :1] * (eps * max(m, n))
+    kept = S > tiny
+    U = torch.where(kept.unsqueeze(-2), W / torch.where(kept, S, torch.ones_like(S)).unsqueeze(-2),
+                    torch.zeros_like(W))
+    if full and m > n:
+        U = torch.cat([U, torch.zeros(*batch, m, m - n, dtype=A.dtype, device=A.device)], -1)
+    rank = int(kept.sum(-1).min().item()) if S.numel() else n
+    if rank < U.shape[-1]:
+        U = _complete(U, rank)
+    return U, S, V
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """`torch.linalg.svd`: (U, S, Vh) with A = U diag(S) Vh, S descending."""
+    U, S, V = _svd(A, full_matrices)
+    return _cudash.return_type("linalg_svd", U=U, S=S, Vh=V.mT)
+
+
+def svdvals(A, *, driver=None, out=None):
+    """The singular values of each matrix of A, descending."""
+    return _svd(A, False)[1]
+
