@@ -90,9 +90,20 @@ pub fn bind(doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Bound, D
                     rest.push((a.value, a.span));
                     continue;
                 }
+                // NumPy's names PyTorch's argument parser takes for its
+                // own (`x.sum(axis=1)`, `keepdims=True`).
+                let alias = match k.name.as_str() {
+                    "axis" => "dim",
+                    "keepdims" => "keepdim",
+                    other => other,
+                };
+                let name = match slots.iter().any(|(p, _)| p.name == k.name) {
+                    true => k.name.as_str(),
+                    false => alias,
+                };
                 let slot = slots
                     .iter_mut()
-                    .find(|(p, _)| p.name == k.name && !p.variadic);
+                    .find(|(p, _)| p.name == name && !p.variadic);
                 if slot.is_none() && takes_keywords {
                     if kwargs.iter().any(|(n, _)| *n == k.name) {
                         return Err(

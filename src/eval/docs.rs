@@ -488,6 +488,7 @@ docs! {
     Method Tensors "nelement", "x.nelement()", "The number of elements, `x.numel()`'s older name.", "ones(2, 3).nelement()";
     Method Tensors "element_size", "x.element_size()", "Bytes per element of the dtype (4 for f32, 2 for f16 and bf16).", "ones(2, dtype=f16).element_size()";
     Method Devices "get_device", "x.get_device()", "The index of the CUDA device `x` lives on (`cuda:1`: 1), -1 for a cpu tensor, as PyTorch's.", "ones(2).get_device()";
+    Method Tensors "is_signed", "x.is_signed()", "Whether the dtype holds negative values (all but bool and u8).", "arange(3).to(i8).is_signed()";
     Method Tensors "is_floating_point", "x.is_floating_point()", "Whether the dtype is a floating point one (f16, bf16, f32, f64).", "arange(3).is_floating_point()";
     Method Tensors "is_contiguous", "x.is_contiguous()", "Whether the elements lie in memory in row-major order with no gaps: a transposed view is not, `x.contiguous()` copies it so.", "x = ones(2, 3)\nx.is_contiguous()\nx.T.is_contiguous()";
     Method Tensors "stride", "x.stride(dim=none)", "How many elements apart, in memory, neighbours along each dimension are (a tuple), or along `dim`: a view shares its base's memory with other strides.", "x = ones(2, 3)\nx.stride()\nx.T.stride()";

@@ -406,8 +406,30 @@ fn lex_laid(src: &str, dialect: Dialect) -> Result<(Vec<Spanned<Token>>, bool), 
 /// its lower-case literals (`none`, `true`, `false`) are names: a
 /// program's `mem = Module()`, `def f(fn):` or `out, none = attn(...)`
 /// means them as Python does. `def` stays the keyword it always is.
+///
+/// A dtype word (`i8`, `u8`, `f32`) the program binds (`i8 = ...`, `for u8
+/// in ...`, `... as f16`) is a name throughout it, as in Python, where only
+/// `torch.int8` means the dtype.
 fn python_names(tokens: &mut [Spanned<Token>], src: &str, literals: bool) {
+    let bound: Vec<crate::runtime::DType> = tokens
+        .iter()
+        .enumerate()
+        .filter_map(|(k, (tok, _))| {
+            let Token::DType(d) = tok else { return None };
+            let before = k.checked_sub(1).map(|b| &tokens[b].0);
+            let after = tokens.get(k + 1).map(|a| &a.0);
+            let binds = matches!(after, Some(Token::P(Punct::Assign)))
+                || matches!(before, Some(Token::Kw(Kw::For | Kw::As)));
+            binds.then_some(*d)
+        })
+        .collect();
     for (tok, span) in tokens.iter_mut() {
+        if let Token::DType(d) = tok {
+            if bound.contains(d) {
+                *tok = Token::Ident(d.name().into());
+                continue;
+            }
+        }
         let written = src.get(span.start..span.end);
         let word = match tok {
             Token::Kw(

@@ -61,3 +61,10 @@ z = torch.zeros(2, 2, device=device)
 old = id(z)
 torch.rand(2, 2, out=z)
 print(id(z) == old, z.shape)
+
+# a program's own names that cudash's dtype words share
+i8 = 3
+for u8 in range(2):
+    i8 += u8
+f32 = torch.tensor([i8], dtype=torch.int8, device=device)
+print(i8, f32.dtype, f32.is_signed(), f32.sum(axis=0, keepdims=True).tolist())

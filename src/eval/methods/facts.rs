@@ -19,7 +19,7 @@ use crate::runtime::Tensor;
 type Out = Result<Value, Diagnostic>;
 
 /// `x.dim()`, `x.ndimension()`, `x.nelement()`, `x.element_size()`,
-/// `x.is_floating_point()`, `x.is_contiguous()`, `x.get_device()`,
+/// `x.is_floating_point()`, `x.is_signed()`, `x.is_contiguous()`, `x.get_device()`,
 /// `x.storage_offset()`.
 pub(super) fn fact(_: &mut Interp, name: &'static str, t: &Arc<Tensor>, _: &Bound) -> Out {
     Ok(match name {
@@ -27,6 +27,7 @@ pub(super) fn fact(_: &mut Interp, name: &'static str, t: &Arc<Tensor>, _: &Boun
         "nelement" => Value::Int(t.numel() as i64),
         "element_size" => Value::Int(t.dtype().size() as i64),
         "is_floating_point" => Value::bool(t.dtype().is_float()),
+        "is_signed" => Value::bool(t.dtype().is_signed()),
         "is_contiguous" => Value::bool(t.is_contiguous()),
         "get_device" => Value::Int(match t.device() {
             crate::runtime::Device::Cuda(i) => i64::from(i),

@@ -370,6 +370,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("nelement", TensorMethod(facts::fact)),
         ("element_size", TensorMethod(facts::fact)),
         ("is_floating_point", TensorMethod(facts::fact)),
+        ("is_signed", TensorMethod(facts::fact)),
         ("get_device", TensorMethod(facts::fact)),
         ("is_contiguous", TensorMethod(facts::fact)),
         ("storage_offset", TensorMethod(facts::fact)),
