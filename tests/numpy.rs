@@ -95,6 +95,8 @@ print(h_relu, round(np.square(h).sum(), 9), w.T.shape)
 grad = h.copy()
 grad[h < 0] = 0
 print(grad)
+m = np.array([[1, 0], [0, 3]])
+print(np.argwhere(m > 0), np.flatnonzero(m), np.nonzero(m)[1], np.array([-3, 4], dtype=np.int8).dtype)
 "#,
     );
     let want: Vec<&str> = r#"[4 5 6 7] [[ 4  5  6  7]
@@ -107,6 +109,8 @@ print(grad)
 torch.Size([4, 8]) torch.int64
 [2.32163579 0.         0.         0.        ] 13.007734817 (3, 4)
 [2.32163579 0.         0.         0.        ]
+[[0 0]
+ [1 1]] [0 3] [0 1] int8
 "#
     .lines()
     .collect();

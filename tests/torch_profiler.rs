@@ -205,6 +205,33 @@ prof.key_averages().table(sort_by="flops_per_second")
     );
 }
 
+/// `profile_memory=True` is accepted with a warning that cudash records no
+/// memory, and a memory sort key says so rather than calling the key
+/// unknown (PyTorch's recipe sorts by `self_cpu_memory_usage`).
+#[test]
+fn memory_columns_are_said_to_be_missing() {
+    let (_, err, ok) = common::script_streams_on(
+        1,
+        "memory",
+        r#"
+import torch
+from torch.profiler import profile, ProfilerActivity
+with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    b = torch.ones(8) * 2
+prof.key_averages().table(sort_by="self_cpu_memory_usage")
+"#,
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("cudash's profiler does not record memory: profile_memory=True"),
+        "{err}"
+    );
+    assert!(
+        err.contains("NotImplementedError: sort_by='self_cpu_memory_usage': cudash's torch.profiler does not record memory"),
+        "{err}"
+    );
+}
+
 /// `Timer` on simulated GPUs reads the modelled clock, so its figure is
 /// the model's: an op too small to fill the GPU takes the host's 4 µs
 /// launch each. Python alone is timed by the wall clock. The repr is

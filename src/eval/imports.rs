@@ -159,6 +159,8 @@ pub static MODULES: &[PyModule] = &[
     PyModule {
         path: "torch.backends.mps",
     },
+    // Intel's GPUs: none here (`elif torch.xpu.is_available():`).
+    PyModule { path: "torch.xpu" },
     // Imported at the top of programs that export only when asked
     // (word_language_model's `--onnx-export`): it imports, and each of
     // its functions is an AttributeError that says cudash has none.
@@ -1109,6 +1111,12 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "torch.backends.mps.is_built",
+    },
+    Native {
+        name: "torch.xpu.is_available",
+    },
+    Native {
+        name: "torch.xpu.device_count",
     },
     Native {
         name: "os.cpu_count",
@@ -2510,7 +2518,9 @@ impl Interp {
             // cudash's convolutions are its own kernels, not cuDNN's.
             "torch.backends.cudnn.is_available"
             | "torch.backends.mps.is_available"
-            | "torch.backends.mps.is_built" => Value::bool(false),
+            | "torch.backends.mps.is_built"
+            | "torch.xpu.is_available" => Value::bool(false),
+            "torch.xpu.device_count" => Value::Int(0),
             "sys.exit" => {
                 let code = match args.first().map(|a| &a.value) {
                     None | Some(Value::None) => 0,

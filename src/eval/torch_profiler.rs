@@ -84,6 +84,20 @@ impl Interp {
                 };
                 let text =
                     profiler_table::table(rows, sort_by.as_deref(), limit).map_err(|by| {
+                        if by.contains("memory_usage") {
+                            // PyTorch's key, for what cudash does not record.
+                            return Error::Module {
+                                class: "NotImplementedError",
+                                message: format!(
+                                    "sort_by='{by}': cudash's torch.profiler does not record memory (profile_memory=True), so its tables have no memory columns"
+                                ),
+                                help: Some(format!(
+                                    "sort by time ({}); `mem`, torch.cuda.memory_stats() and torch.cuda.memory._record_memory_history() show the allocator",
+                                    profiler_table::SORT_KEYS
+                                )),
+                            }
+                            .at(span);
+                        }
                         Error::Module {
                             class: "AttributeError",
                             message: format!("'FunctionEventAvg' object has no attribute '{by}'"),

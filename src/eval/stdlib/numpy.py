@@ -790,6 +790,23 @@ amax = max
 amin = min
 
 
+def argwhere(a):
+    """The indices of the nonzero elements, one row each (int64)."""
+    a = asarray(a)
+    return _wrap(torch.nonzero(a._t))
+
+
+def nonzero(a):
+    """A tuple of index arrays, one per dimension, of the nonzero elements."""
+    a = asarray(a)
+    return tuple(_wrap(i) for i in torch.nonzero(a._t, as_tuple=True))
+
+
+def flatnonzero(a):
+    """The flat indices of the nonzero elements."""
+    return _wrap(torch.nonzero(asarray(a)._t.reshape(-1)).reshape(-1))
+
+
 def argmax(a, axis=None):
     a = asarray(a)
     r = a._t.reshape(-1).argmax() if axis is None else a._t.argmax(axis)

@@ -134,6 +134,9 @@ class profile:
         self.on_trace_ready = on_trace_ready
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
+        if profile_memory:
+            warnings.warn("cudash's profiler does not record memory: profile_memory=True adds no memory "
+                          "columns (torch.cuda.memory_stats() and the memory history show the allocator)")
         self.with_stack = with_stack
         self.step_num = 0
         self.current_action = self.schedule(0)
