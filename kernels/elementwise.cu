@@ -487,26 +487,17 @@ template <> struct AddScaled<bf16> {
         return f32_to_bf16(fmaf(bf16_to_f32(b), c, bf16_to_f32(a)));
     }
 };
-template <> struct AddScaled<u8> {
-    typedef u8 Alpha;
-    __device__ static __forceinline__ u8 run(u8 a, u8 b, u8 c) { return (u8)((u32)a + (u32)c * (u32)b); }
-};
-template <> struct AddScaled<i8> {
-    typedef i8 Alpha;
-    __device__ static __forceinline__ i8 run(i8 a, i8 b, i8 c) { return (i8)((u32)a + (u32)c * (u32)b); }
-};
-template <> struct AddScaled<i16> {
-    typedef i16 Alpha;
-    __device__ static __forceinline__ i16 run(i16 a, i16 b, i16 c) { return (i16)((u32)a + (u32)c * (u32)b); }
-};
-template <> struct AddScaled<int> {
-    typedef int Alpha;
-    __device__ static __forceinline__ int run(int a, int b, int c) { return (int)((u32)a + (u32)c * (u32)b); }
-};
-template <> struct AddScaled<i64> {
-    typedef i64 Alpha;
-    __device__ static __forceinline__ i64 run(i64 a, i64 b, i64 c) { return (i64)((u64)a + (u64)c * (u64)b); }
-};
+// Integers: `a + alpha * b` wrapping, in an unsigned type of at least their width.
+#define INT_ADD_SCALED(T, U)                                                             \
+    template <> struct AddScaled<T> {                                                    \
+        typedef T Alpha;                                                                 \
+        __device__ static __forceinline__ T run(T a, T b, T c) { return (T)((U)a + (U)c * (U)b); } \
+    };
+INT_ADD_SCALED(u8, u32)
+INT_ADD_SCALED(i8, u32)
+INT_ADD_SCALED(i16, u32)
+INT_ADD_SCALED(int, u32)
+INT_ADD_SCALED(i64, u64)
 
 template <class T> __device__ __forceinline__ void add_scaled_kernel(const TernaryArgs& p) {
     typedef typename AddScaled<T>::Alpha A;

@@ -41,7 +41,7 @@ print([round(x, 5) for x in torch.linalg.det(batch).tolist()])
 v1 = torch.tensor([1., 0., 0.], device=device)
 v2 = torch.tensor([0., 1., 0.], device=device)
 print(torch.linalg.cross(v2, v1).tolist(), torch.cross(v1, v2, dim=0).tolist())
-print(torch.linalg.matmul(d, d).tolist())
+print(torch.linalg.matmul(d, d).tolist(), round(d.det().item(), 4), v1.cross(v2, dim=0).tolist())
 
 # the singular value decomposition (its values; the vectors' signs are the
 # method's, so only what does not depend on them is printed)

@@ -32,6 +32,11 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Name;
 use crate::lang::Span;
 use crate::runtime::event::{Event, StreamRef};
+
+/// Tensor methods that are torch's functions written in Python
+/// (`stdlib/`): `x.det()` is `torch.det(x)`, found in this namespace.
+const PYTHON_TENSOR_METHODS: &[(&str, &str)] =
+    &[("det", "torch"), ("svd", "torch"), ("cross", "torch")];
 use crate::runtime::Tensor;
 
 type Call<R> = fn(&mut Interp, &'static str, &R, &Bound) -> Result<Value, Diagnostic>;
@@ -758,6 +763,27 @@ impl Interp {
                 let d = super::param_group::group_dict(&g.0, g.1);
                 return self.call_method(Value::Dict(d), name, args, span);
             }
+        }
+        // `A.det()`, `A.svd()`: torch's functions cudash writes in Python
+        // (`stdlib/`), called with the tensor first.
+        if let (Value::Tensor(_), Some(&(_, namespace))) = (
+            &recv,
+            PYTHON_TENSOR_METHODS
+                .iter()
+                .find(|(n, _)| *n == name.name.as_str()),
+        ) {
+            let m = crate::eval::imports::MODULES
+                .iter()
+                .find(|m| m.path == namespace)
+                .expect("a namespace of PYTHON_TENSOR_METHODS");
+            let f = self.namespace_member(m, &name.name, span)?;
+            let first = ArgVal {
+                keyword: None,
+                value: recv,
+                span,
+            };
+            let args = std::iter::once(first).chain(args).collect();
+            return self.call_value(f, args, span);
         }
         let doc = docs::member(recv.kind(), &name.name)
             .filter(|_| !matches!(recv, Value::List(_)))

@@ -163,13 +163,6 @@ impl AddScaled for bf16 {
     }
 }
 
-impl AddScaled for u8 {
-    type Alpha = u8;
-    fn add_scaled(a: u8, b: u8, alpha: u8) -> u8 {
-        a.wrapping_add(alpha.wrapping_mul(b))
-    }
-}
-
 macro_rules! int_add_scaled {
     ($($t:ty),*) => {
         $(
@@ -182,7 +175,7 @@ macro_rules! int_add_scaled {
         )*
     };
 }
-int_add_scaled!(i8, i16, i32, i64);
+int_add_scaled!(u8, i8, i16, i32, i64);
 
 fn add_scaled<T: AddScaled>(a: &Tensor, b: &Tensor, alpha: &Tensor, shape: &[usize]) -> Buffer {
     let (ga, gb, gc) = (a.read(), b.read(), alpha.read());
