@@ -620,7 +620,8 @@ impl Interp {
         inplace::check_leaf(self.grad, &t).map_err(|e| e.at(span))?;
         if let Value::Int(_) | Value::Float(_) = v {
             let x = src.cast(DType::F64).to_vec::<f64>()[0];
-            super::builtins::masked::number_fits(t.dtype(), x, false)
+            let integer = matches!(v, Value::Int(_));
+            super::builtins::masked::number_fits(t.dtype(), x, integer, false)
                 .map_err(|e| e.at(value.span()))?;
         }
         if index::is_advanced(&idx) {

@@ -68,3 +68,16 @@ for u8 in range(2):
     i8 += u8
 f32 = torch.tensor([i8], dtype=torch.int8, device=device)
 print(i8, f32.dtype, f32.is_signed(), f32.sum(axis=0, keepdims=True).tolist())
+
+# numbers past an integer dtype's range: bounds that bound nothing,
+# negative integers wrapping into uint8, and PyTorch's overflow errors
+q = torch.ones(3, dtype=torch.int8, device=device)
+m = torch.tensor([True, False, True], device=device)
+w = torch.ones(3, dtype=torch.uint8, device=device)
+print(q.clamp(max=1000).tolist(), q.clamp(min=-300).tolist(), w.clamp(max=300).tolist(), torch.where(m, w, -1).tolist())
+print(w.masked_fill(m, -1).tolist(), torch.full((2,), -1, dtype=torch.uint8).tolist(), torch.tensor([-1], dtype=torch.uint8).tolist())
+for bad in [lambda: torch.where(m, q, 300), lambda: q.masked_fill(m, 300), lambda: w.masked_fill(m, -256)]:
+    try:
+        bad()
+    except RuntimeError as err:
+        print(err)

@@ -19,7 +19,7 @@ pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
     let written = !matches!(b.get("data"), Some((Value::Tensor(_), _)));
     if written && dtype.int_bounds().is_some() && data.dtype() != DType::Bool {
         for x in data.cast(DType::F64).to_vec::<f64>() {
-            super::masked::number_fits(dtype, x, true)
+            super::masked::number_fits(dtype, x, data.dtype().is_int(), true)
                 .map_err(|e| e.at(b.get("data").map_or(b.span, |(_, s)| *s)))?;
         }
     }

@@ -118,7 +118,7 @@ fn masked_fill_args(t: &Tensor, b: &Bound) -> Result<(Arc<Tensor>, Arc<Tensor>, 
     // tensor truncated; one it cannot hold refused).
     if t.dtype().is_int() && value.dtype() != DType::Bool {
         let x = value.cast(DType::F64).to_vec::<f64>()[0];
-        number_fits(t.dtype(), x, false).map_err(|e| e.at(*span))?;
+        number_fits(t.dtype(), x, value.dtype().is_int(), false).map_err(|e| e.at(*span))?;
     }
     // A value of another dtype is a number to the op (it needs no grad of
     // its own then: PyTorch converts it).
@@ -134,10 +134,16 @@ fn masked_fill_args(t: &Tensor, b: &Bound) -> Result<(Arc<Tensor>, Arc<Tensor>, 
 /// truncated as PyTorch converts it; one the dtype cannot hold is
 /// PyTorch's overflow error, not a wrapped value. Its message names the
 /// dtype as C++ does (`uint8_t`) for a fill and as Python does (`uint8`)
-/// for `torch.tensor`'s data (`as_data`).
-pub(crate) fn number_fits(dtype: DType, x: f64, as_data: bool) -> Result<(), Error> {
+/// for `torch.tensor`'s data (`as_data`). An `integer` into uint8 may be
+/// as low as -255, wrapping (`fill_(-1)` gives 255), as c10's `overflows`
+/// lets negative integers into unsigned types.
+pub(crate) fn number_fits(dtype: DType, x: f64, integer: bool, as_data: bool) -> Result<(), Error> {
     let Some((lo, hi)) = dtype.int_bounds() else {
         return Ok(());
+    };
+    let lo = match (integer, dtype.is_signed()) {
+        (true, false) => -hi,
+        _ => lo,
     };
     if (lo as f64..=hi as f64).contains(&x.trunc()) {
         return Ok(());
@@ -148,6 +154,8 @@ pub(crate) fn number_fits(dtype: DType, x: f64, as_data: bool) -> Result<(), Err
             "value cannot be converted to type {} without overflow",
             match (dtype, as_data) {
                 (DType::U8, false) => "uint8_t",
+                (DType::I8, false) => "int8_t",
+                (DType::I16, false) => "int16_t",
                 (DType::I32, false) => "int",
                 (_, false) => "int64_t",
                 _ => dtype.pytorch_name().trim_start_matches("torch."),

@@ -145,6 +145,24 @@ impl Interp {
         b: &Bound,
     ) -> Result<Value, Diagnostic> {
         let (y, wy) = self.operand_arg(b, "other")?;
+        // A number the result's integer dtype cannot hold is PyTorch's
+        // overflow error (`where(c, int8_x, 300)`), not a wrapped value.
+        let dtype = binary::result_dtype(
+            Operand {
+                tensor: &x,
+                weak: wx,
+            },
+            Operand {
+                tensor: &y,
+                weak: wy,
+            },
+        );
+        for (t, weak) in [(&x, wx), (&y, wy)] {
+            if weak && t.dtype().is_int() {
+                super::masked::number_fits(dtype, t.to_vec::<f64>()[0], true, false)
+                    .map_err(|e| e.at(b.span))?;
+            }
+        }
         b.result(record::ternary(
             &mut self.rt,
             self.grad,
@@ -202,8 +220,19 @@ impl Interp {
                 } else {
                     BinaryOp::Minimum
                 };
+                // A number past an integer tensor's range bounds nothing
+                // (`clamp(max=1000)` of int8 keeps every value, as PyTorch's
+                // clamp_max compares with the number itself): the
+                // dtype's own end stands for it, where converting it would wrap.
+                let saturated = match (x.tensor.dtype().int_bounds(), *weak) {
+                    (Some((lo, hi)), true) if bound.dtype().is_int() => {
+                        let v = bound.to_vec::<i64>()[0];
+                        Some(Arc::new(Tensor::scalar(v.clamp(lo, hi))))
+                    }
+                    _ => None,
+                };
                 let y = Operand {
-                    tensor: bound,
+                    tensor: saturated.as_ref().unwrap_or(bound),
                     weak: *weak,
                 };
                 // A tensor bound is PyTorch's maximum/minimum, which takes

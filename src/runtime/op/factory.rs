@@ -52,7 +52,10 @@ impl Fill {
             }
             _ => return Ok(()),
         };
+        // A negative integer into uint8 wraps, down to -255, as c10's
+        // `overflows` lets it (`full((2,), -1, dtype=uint8)` is 255s).
         let fits = match self {
+            Fill::Int(i) if !dtype.is_signed() => (-hi..=hi).contains(&i),
             Fill::Int(i) => (lo..=hi).contains(&i),
             Fill::Float(x) => x.is_finite() && x >= lo as f64 && x.trunc() <= hi as f64,
             Fill::Bool(_) => true,
