@@ -87,7 +87,7 @@ fn expected(dev: &str) -> Vec<String> {
             "u8[2,2] @cpu",
             "[  4, 100, 200, 255]  u8[4] @DEV",
             "value cannot be converted to type uint8 without overflow",
-            "the value 300 cannot be converted to u8 without overflow",
+            "value cannot be converted to type uint8_t without overflow",
             "value cannot be converted to type uint8_t without overflow",
             "mean refused",
             "255 0 torch.uint8",

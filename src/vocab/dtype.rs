@@ -85,6 +85,23 @@ impl DType {
         }
     }
 
+    /// The type PyTorch's overflow errors name (`value cannot be converted
+    /// to type int8_t without overflow`).
+    pub fn checked_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::U8 => "uint8_t",
+            DType::I8 => "int8_t",
+            DType::I16 => "int16_t",
+            DType::I32 => "int",
+            DType::I64 => "int64_t",
+            DType::F16 => "c10::Half",
+            DType::BF16 => "c10::BFloat16",
+            DType::F32 => "float",
+            DType::F64 => "double",
+        }
+    }
+
     /// PyTorch's name, as `str(torch.float32)` gives it.
     pub fn pytorch_name(self) -> &'static str {
         match self {

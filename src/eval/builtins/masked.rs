@@ -152,13 +152,9 @@ pub(crate) fn number_fits(dtype: DType, x: f64, integer: bool, as_data: bool) ->
         class: "RuntimeError",
         message: format!(
             "value cannot be converted to type {} without overflow",
-            match (dtype, as_data) {
-                (DType::U8, false) => "uint8_t",
-                (DType::I8, false) => "int8_t",
-                (DType::I16, false) => "int16_t",
-                (DType::I32, false) => "int",
-                (_, false) => "int64_t",
-                _ => dtype.pytorch_name().trim_start_matches("torch."),
+            match as_data {
+                false => dtype.checked_name(),
+                true => dtype.pytorch_name().trim_start_matches("torch."),
             }
         ),
         help: Some(format!(

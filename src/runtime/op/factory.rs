@@ -80,8 +80,13 @@ impl Fill {
 
 fn overflow(v: Fill, dtype: DType) -> Error {
     Error::dtype(
-        format!("the value {v} cannot be converted to {dtype} without overflow"),
-        Some("use a wider dtype, e.g. i64 or f64".into()),
+        format!(
+            "value cannot be converted to type {} without overflow",
+            dtype.checked_name()
+        ),
+        Some(format!(
+            "{v} does not fit {dtype}: use a wider dtype, e.g. i64 or f64"
+        )),
     )
 }
 
