@@ -2,7 +2,7 @@
 // inputs into a new contiguous output. Semantics follow src/runtime/element.rs:
 // integers wrap, f16/bf16 compute in f32 and round once.
 
-enum BinOp { ADD, SUB, MUL, DIV, POW, FLOORDIV, REM, BAND, BOR, BXOR, MAXIMUM, MINIMUM, RSUB };
+enum BinOp { ADD, SUB, MUL, DIV, POW, FLOORDIV, REM, BAND, BOR, BXOR, MAXIMUM, MINIMUM, RSUB, FMOD };
 enum CmpOp { EQ, NE, LT, LE, GT, GE, LAND, LOR, LXOR };
 enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC, BNOT, ERF, GELU, GELU_TANH, LOG1P,
             RSQRT, SIGN, TAN, ATAN, ASIN, ACOS, SINH, COSH, RECIPROCAL, LOG2, LOG10, EXPM1, EXP2,
@@ -79,12 +79,13 @@ template <class T, class U> __device__ __forceinline__ T int_pow(T base, T e) {
             if (OP == BXOR) return a ^ b;                                                \
             if (OP == MAXIMUM) return a < b ? b : a;                                         \
             if (OP == MINIMUM) return b < a ? b : a;                                         \
-            if (OP == DIV || OP == FLOORDIV || OP == REM) {                              \
-                if (b == 0) return OP == REM ? a : (OP == FLOORDIV ? (T)-1 : (T)0);      \
+            if (OP == DIV || OP == FLOORDIV || OP == REM || OP == FMOD) {                \
+                if (b == 0) return OP == REM || OP == FMOD ? a : (OP == FLOORDIV ? (T)-1 : (T)0); \
                 bool wraps = a == (LOWEST) && b == -1;                                   \
                 T q = wraps ? a : a / b, r = wraps ? (T)0 : a % b;                       \
                 bool step = r != 0 && ((r < 0) != (b < 0));                             \
                 if (OP == DIV) return wraps ? (T)0 : q;                                  \
+                if (OP == FMOD) return r;                                                \
                 if (OP == FLOORDIV) return step ? (T)((U)q - 1) : q;                     \
                 return step ? (T)((U)r + (U)b) : r;                                      \
             }                                                                            \
@@ -108,9 +109,9 @@ template <int OP> struct Arith<u8, OP> {
         if (OP == BXOR) return a ^ b;
         if (OP == MAXIMUM) return a < b ? b : a;
         if (OP == MINIMUM) return b < a ? b : a;
-        if (OP == DIV || OP == FLOORDIV || OP == REM) {
-            if (b == 0) return OP == REM ? a : (OP == FLOORDIV ? (u8)0xFF : (u8)0);
-            return OP == REM ? (u8)(a % b) : (u8)(a / b);
+        if (OP == DIV || OP == FLOORDIV || OP == REM || OP == FMOD) {
+            if (b == 0) return OP == REM || OP == FMOD ? a : (OP == FLOORDIV ? (u8)0xFF : (u8)0);
+            return OP == REM || OP == FMOD ? (u8)(a % b) : (u8)(a / b);
         }
         u32 result = 1, base = a, n = b;
         while (n) {
@@ -131,6 +132,7 @@ template <int OP> struct Arith<float, OP> {
         if (OP == DIV) return a / b;
         if (OP == FLOORDIV) return floor_div_float<float>(a, b);
         if (OP == REM) return rem_float<float>(a, b);
+        if (OP == FMOD) return fmodf(a, b);
         if (OP == MAXIMUM) return max_of<float>(a, b);
         if (OP == MINIMUM) return min_of<float>(a, b);
         return powf(a, b);
@@ -145,6 +147,7 @@ template <int OP> struct Arith<double, OP> {
         if (OP == DIV) return a / b;
         if (OP == FLOORDIV) return floor_div_float<double>(a, b);
         if (OP == REM) return rem_float<double>(a, b);
+        if (OP == FMOD) return fmod(a, b);
         if (OP == MAXIMUM) return max_of<double>(a, b);
         if (OP == MINIMUM) return min_of<double>(a, b);
         return pow(a, b);
@@ -517,6 +520,7 @@ template <class T> __device__ __forceinline__ void add_scaled_kernel(const Terna
 #define ARITH_KERNELS(dt, T)                                                                     \
     BINARY(add, ADD, dt, T) BINARY(sub, SUB, dt, T) BINARY(mul, MUL, dt, T) BINARY(div, DIV, dt, T) \
     BINARY(pow, POW, dt, T) BINARY(floor_divide, FLOORDIV, dt, T) BINARY(remainder, REM, dt, T)      \
+    BINARY(fmod, FMOD, dt, T)                                                                    \
     BINARY(maximum, MAXIMUM, dt, T) BINARY(minimum, MINIMUM, dt, T)
 FOR_NUMS(ARITH_KERNELS)
 #define BITWISE_KERNELS(dt, T) \

@@ -164,11 +164,17 @@ impl Backward {
                 };
                 vec![ga, gb]
             }
-            Backward::Remainder { a, b } => {
+            Backward::Remainder { a, b, trunc } => {
                 let gb = match (a, b) {
                     (Some(a), Some(b)) if wants(node, 1) => {
-                        let q =
-                            cg::bin(rt, mode, BinaryOp::FloorDiv, &*a.get(name)?, &*b.get(name)?)?;
+                        let (a, b) = (a.get(name)?, b.get(name)?);
+                        let q = match trunc {
+                            true => {
+                                let d = cg::bin(rt, mode, BinaryOp::Div, &a, &b)?;
+                                cg::unary(rt, mode, UnaryOp::Trunc, &d)?
+                            }
+                            false => cg::bin(rt, mode, BinaryOp::FloorDiv, &a, &b)?,
+                        };
                         let neg = cg::unary(rt, mode, UnaryOp::Neg, g)?;
                         Some(cg::bin(rt, mode, BinaryOp::Mul, &neg, &q)?)
                     }

@@ -327,10 +327,12 @@ pub enum Backward {
         b: Saved,
     },
     /// `x % y` (`remainder`): `g` to `x`; `-g * floor(x / y)` to a tensor
-    /// `y` (`x` and `y` saved only for `y`'s gradient).
+    /// `y` (`x` and `y` saved only for `y`'s gradient). `fmod` (`trunc`):
+    /// `-g * trunc(x / y)`.
     Remainder {
         a: Option<Saved>,
         b: Option<Saved>,
+        trunc: bool,
     },
     /// `x ** e` with a number `e`.
     PowScalar {
@@ -883,7 +885,7 @@ impl Backward {
     pub fn saved(&self) -> Vec<&Saved> {
         use Backward::*;
         match self {
-            Mul { a, b } | Remainder { a, b } => a.iter().chain(b.iter()).collect(),
+            Mul { a, b } | Remainder { a, b, .. } => a.iter().chain(b.iter()).collect(),
             Div { a, b } => a.iter().chain(std::iter::once(b)).collect(),
             PowScalar { x, .. } => vec![x],
             Pow { x, y, out } => [x, y].into_iter().chain(out.iter()).collect(),

@@ -316,16 +316,20 @@ fn binary_of(
             max: op == BinaryOp::Maximum,
         },
         // `x % y`: the gradient to `x` as it is; to a tensor `y`,
-        // `-g * floor(x / y)` (a number `% x` is not differentiable in PyTorch).
-        BinaryOp::Rem if !a.weak => Backward::Remainder {
+        // `-g * floor(x / y)` (a number `% x` is not differentiable in
+        // PyTorch); `fmod(x, y)`: `-g * trunc(x / y)`.
+        BinaryOp::Rem | BinaryOp::Fmod if !a.weak => Backward::Remainder {
             a: rb.then(|| Saved::new(a.tensor)),
             b: rb.then(|| Saved::new(b.tensor)),
+            trunc: op == BinaryOp::Fmod,
         },
         other => return Err(unsupported(other.name())),
     };
     let name = match backward {
-        Backward::Remainder { .. } if b.weak => "RemainderBackward0",
-        Backward::Remainder { .. } => "RemainderBackward1",
+        Backward::Remainder { trunc: false, .. } if b.weak => "RemainderBackward0",
+        Backward::Remainder { trunc: false, .. } => "RemainderBackward1",
+        Backward::Remainder { .. } if b.weak => "FmodBackward0",
+        Backward::Remainder { .. } => "FmodBackward1",
         // `x.clamp_min(m)` / `x.clamp_max(m)` with a number: their own
         // nodes; `clamp(x, min=m)` (one number bound): PyTorch's clamp node.
         Backward::ClampOne { min: true, .. } if scalar_overload => "ClampMinBackward0",

@@ -45,7 +45,7 @@ impl Backward {
             false => ("self", Input(0)),
         };
         let fields: Vec<Field<'_>> = match self {
-            Mul { a, b } | Remainder { a, b } => {
+            Mul { a, b } | Remainder { a, b, .. } => {
                 vec![
                     ("self", a.as_ref(), Input(0)),
                     ("other", b.as_ref(), Input(1)),

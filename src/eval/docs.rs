@@ -205,6 +205,7 @@ docs! {
     Function Math "maximum", "maximum(input, other)", "The larger of two tensors' elements, broadcast (NaN if either is); for a number use clamp(x, min=n).", "maximum([1., 5.], [3., 2.])";
     Function Math "minimum", "minimum(input, other)", "The smaller of two tensors' elements, broadcast (NaN if either is); for a number use clamp(x, max=n).", "minimum([1., 5.], [3., 2.])";
     Function Math "floor_divide", "floor_divide(input, other)", "`input // other`: division rounded down (towards minus infinity), as Python's.", "floor_divide([7, -7], 2)";
+    Function Math "fmod", "fmod(input, other)", "The remainder with the dividend's sign, as C's `fmod` (`FmodBackward0`, `FmodBackward1`): `fmod([-7, 7], 3)` is `[-1, 1]` where `%` gives `[2, 1]`.", "fmod(tensor([-7, 7]), 3)";
     Function Math "remainder", "remainder(input, other)", "`input % other`: the remainder with the divisor's sign, as Python's.", "remainder([7, -7], 3)";
     Function Math "logical_and", "logical_and(input, other)", "Whether both elements are nonzero (NaN counts), as bool.", "logical_and([1, 0, 2], [1, 1, 0])";
     Function Math "logical_or", "logical_or(input, other)", "Whether either element is nonzero, as bool.", "logical_or([1, 0, 0], [0, 0, 3])";
@@ -402,6 +403,7 @@ docs! {
     Method Math "maximum", "x.maximum(other)", "`maximum(x, other)`: the larger element of each pair.", "tensor([1., 5.]).maximum(tensor([3., 2.]))";
     Method Math "minimum", "x.minimum(other)", "`minimum(x, other)`: the smaller element of each pair.", "tensor([1., 5.]).minimum(tensor([3., 2.]))";
     Method Math "floor_divide", "x.floor_divide(other)", "`x // other`.", "arange(5).floor_divide(2)";
+    Method Math "fmod", "x.fmod(other)", "`fmod(x, other)`: the remainder with `x`'s sign.", "tensor([-7.5, 7.5]).fmod(2)";
     Method Math "remainder", "x.remainder(other)", "`x % other`.", "arange(5).remainder(2)";
     Method Math "logical_and", "x.logical_and(other)", "`logical_and(x, other)`.", "tensor([1, 0]).logical_and(tensor([1, 1]))";
     Method Math "logical_or", "x.logical_or(other)", "`logical_or(x, other)`.", "tensor([1, 0]).logical_or(tensor([0, 0]))";

@@ -1533,7 +1533,7 @@ fn scalar_binary(
                 return Err(zero_division("0.0 cannot be raised to a negative power"))
             }
             BinaryOp::Pow => return Ok(Value::float(x.powf(y))),
-            BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Div if j == 0 => {
+            BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod | BinaryOp::Div if j == 0 => {
                 return Err(zero_division(match op {
                     BinaryOp::Div => "division by zero",
                     BinaryOp::FloorDiv => "integer division or modulo by zero",
@@ -1544,6 +1544,7 @@ fn scalar_binary(
             BinaryOp::FloorDiv if i == i64::MIN && j == -1 => None,
             BinaryOp::FloorDiv => Some(Num::floor_div(i, j)),
             BinaryOp::Rem => Some(Num::rem(i, j)),
+            BinaryOp::Fmod => Some(i.wrapping_rem(j)),
             _ => return Ok(Value::float(x / y)),
         };
         return r.map(Value::Int).ok_or_else(overflow);
@@ -1553,7 +1554,7 @@ fn scalar_binary(
     let by_zero = match op {
         BinaryOp::Div if y == 0.0 => Some("float division by zero"),
         BinaryOp::FloorDiv if y == 0.0 => Some("float floor division by zero"),
-        BinaryOp::Rem if y == 0.0 => Some("float modulo"),
+        BinaryOp::Rem | BinaryOp::Fmod if y == 0.0 => Some("float modulo"),
         BinaryOp::Pow if x == 0.0 && y < 0.0 => Some("0.0 cannot be raised to a negative power"),
         _ => None,
     };
@@ -1567,6 +1568,7 @@ fn scalar_binary(
         BinaryOp::Div => x / y,
         BinaryOp::FloorDiv => Num::floor_div(x, y),
         BinaryOp::Rem => Num::rem(x, y),
+        BinaryOp::Fmod => x % y,
         _ => x.powf(y),
     }))
 }

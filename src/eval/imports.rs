@@ -324,6 +324,7 @@ static TENSOR_FUNCTIONS: &[Native] = &[
     Native {
         name: "torch.bitwise_and",
     },
+    Native { name: "torch.fmod" },
     Native {
         name: "torch.bitwise_or",
     },

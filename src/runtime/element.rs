@@ -40,6 +40,8 @@ pub trait Num: Element {
     fn floor_div(self, o: Self) -> Self;
     /// `%`: the remainder with the divisor's sign.
     fn rem(self, o: Self) -> Self;
+    /// `fmod`: the remainder with the dividend's sign (truncated division).
+    fn fmod(self, o: Self) -> Self;
     /// The larger; NaN if either is (PyTorch's `maximum`). Of two equal
     /// values (0. and -0.) the first.
     fn maximum(self, o: Self) -> Self {
@@ -193,6 +195,13 @@ macro_rules! signed_int_element {
                     q
                 }
             }
+            fn fmod(self, o: Self) -> Self {
+                // As `rem`, a divisor of 0 gives x on a device.
+                if o == 0 {
+                    return self;
+                }
+                self.wrapping_rem(o)
+            }
             fn rem(self, o: Self) -> Self {
                 // On a device, `x % 0` gives x (see floor_div).
                 if o == 0 {
@@ -231,6 +240,9 @@ impl Num for u8 {
         self.checked_div(o).unwrap_or(u8::MAX)
     }
     fn rem(self, o: Self) -> Self {
+        self.checked_rem(o).unwrap_or(self)
+    }
+    fn fmod(self, o: Self) -> Self {
         self.checked_rem(o).unwrap_or(self)
     }
 }
@@ -318,6 +330,9 @@ macro_rules! native_float_num {
             fn floor_div(self, o: Self) -> Self {
                 floor_div_float!(self, o)
             }
+            fn fmod(self, o: Self) -> Self {
+                self % o
+            }
             fn rem(self, o: Self) -> Self {
                 let m = self % o;
                 if m != 0.0 && ((o < 0.0) != (m < 0.0)) {
@@ -362,6 +377,9 @@ macro_rules! half_num {
             }
             fn rem(self, o: Self) -> Self {
                 <$t>::from_f32(Num::rem(self.to_f32(), o.to_f32()))
+            }
+            fn fmod(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32() % o.to_f32())
             }
         }
     };

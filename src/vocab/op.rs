@@ -15,6 +15,8 @@ pub enum BinaryOp {
     FloorDiv,
     /// `%`: the remainder with the divisor's sign (Python's, PyTorch's `remainder`).
     Rem,
+    /// `fmod`: the remainder with the dividend's sign (C's `fmod`).
+    Fmod,
     BitAnd,
     BitOr,
     BitXor,
@@ -32,7 +34,7 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 21] = [
+    pub const ALL: [BinaryOp; 22] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
@@ -40,6 +42,7 @@ impl BinaryOp {
         BinaryOp::Pow,
         BinaryOp::FloorDiv,
         BinaryOp::Rem,
+        BinaryOp::Fmod,
         BinaryOp::BitAnd,
         BinaryOp::BitOr,
         BinaryOp::BitXor,
@@ -89,6 +92,7 @@ impl BinaryOp {
             BinaryOp::Pow => "pow",
             BinaryOp::FloorDiv => "floor_divide",
             BinaryOp::Rem => "remainder",
+            BinaryOp::Fmod => "fmod",
             BinaryOp::BitAnd => "bitwise_and",
             BinaryOp::BitOr => "bitwise_or",
             BinaryOp::BitXor => "bitwise_xor",
@@ -134,9 +138,9 @@ impl BinaryOp {
         matches!(self, BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor)
     }
 
-    /// `//` and `%`: an integer divisor of 0 is an error on the cpu.
+    /// `//`, `%` and `fmod`: an integer divisor of 0 is an error on the cpu.
     pub fn divides(self) -> bool {
-        matches!(self, BinaryOp::FloorDiv | BinaryOp::Rem)
+        matches!(self, BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Fmod)
     }
 }
 

@@ -31,6 +31,14 @@ c = torch.tensor([2, 7, 10], device=device)
 print(torch.bitwise_xor(b, c).tolist(), torch.bitwise_and(b, 3).tolist(), b.bitwise_or(c).tolist())
 print(torch.bitwise_xor(torch.tensor([True, False]), torch.tensor([True, True])).tolist(), (a & 15).tolist())
 
+# fmod: the remainder with the dividend's sign, and its gradients
+print(torch.fmod(torch.tensor([-7, 7], device=device), 3).tolist(), torch.fmod(torch.tensor([-7.5, 7.5], device=device), 2).tolist(), torch.fmod(a, 3).tolist())
+xs = torch.tensor([5., -5., 7.5], device=device, requires_grad=True)
+ys = torch.tensor([3., 3., -2.], device=device, requires_grad=True)
+r = torch.fmod(xs, ys)
+r.sum().backward()
+print(r.tolist(), r.grad_fn.name(), xs.fmod(2).grad_fn.name(), xs.grad.tolist(), ys.grad.tolist())
+
 # the determinant, the cross product, matmul under linalg
 d = torch.tensor([[4., 7.], [2., 6.]], device=device)
 print(round(torch.det(d).item(), 4), round(torch.linalg.det(d).item(), 4))

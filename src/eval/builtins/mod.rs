@@ -158,6 +158,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("minimum", pointwise::binary),
     ("floor_divide", pointwise::binary),
     ("remainder", pointwise::binary),
+    ("fmod", pointwise::binary),
     ("logical_and", pointwise::binary),
     ("logical_or", pointwise::binary),
     ("logical_xor", pointwise::binary),

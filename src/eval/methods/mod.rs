@@ -318,6 +318,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("minimum", TensorMethod(tensor::pointwise)),
         ("floor_divide", TensorMethod(tensor::pointwise)),
         ("remainder", TensorMethod(tensor::pointwise)),
+        ("fmod", TensorMethod(tensor::pointwise)),
         ("logical_and", TensorMethod(tensor::pointwise)),
         ("logical_or", TensorMethod(tensor::pointwise)),
         ("logical_xor", TensorMethod(tensor::pointwise)),

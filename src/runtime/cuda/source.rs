@@ -260,7 +260,7 @@ pub fn reduce(pass: Pass, op: ReduceOp, dt: DType) -> Option<Kernel> {
     ))
 }
 
-pub const BINARY_OPS: [BinaryOp; 21] = BinaryOp::ALL;
+pub const BINARY_OPS: [BinaryOp; 22] = BinaryOp::ALL;
 
 pub const UNARY_OPS: [UnaryOp; 35] = UnaryOp::ALL;
 
@@ -362,7 +362,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 879);
+        assert_eq!(all.len(), 888);
     }
 
     #[test]

@@ -228,6 +228,7 @@ fn arith<T: Num + Stored>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize])
         BinaryOp::Div => zip::<T, T>(a, b, shape, |x, y| x.div(y)),
         BinaryOp::FloorDiv => zip::<T, T>(a, b, shape, |x, y| x.floor_div(y)),
         BinaryOp::Rem => zip::<T, T>(a, b, shape, |x, y| x.rem(y)),
+        BinaryOp::Fmod => zip::<T, T>(a, b, shape, |x, y| x.fmod(y)),
         BinaryOp::BitAnd => zip::<T, T>(a, b, shape, |x, y| x.bit(Bit::And, y)),
         BinaryOp::BitOr => zip::<T, T>(a, b, shape, |x, y| x.bit(Bit::Or, y)),
         BinaryOp::BitXor => zip::<T, T>(a, b, shape, |x, y| x.bit(Bit::Xor, y)),
