@@ -145,9 +145,7 @@ impl Interp {
         b: &Bound,
     ) -> Result<Value, Diagnostic> {
         let (y, wy) = self.operand_arg(b, "other")?;
-        // A number the result's integer dtype cannot hold is PyTorch's
-        // overflow error (`where(c, int8_x, 300)`), not a wrapped value.
-        let dtype = binary::result_dtype(
+        let (xo, yo) = (
             Operand {
                 tensor: &x,
                 weak: wx,
@@ -157,9 +155,12 @@ impl Interp {
                 weak: wy,
             },
         );
-        for (t, weak) in [(&x, wx), (&y, wy)] {
-            if weak && t.dtype().is_int() {
-                super::masked::number_fits(dtype, t.to_vec::<f64>()[0], true, false)
+        // A number the result's integer dtype cannot hold is PyTorch's
+        // overflow error (`where(c, int8_x, 300)`), not a wrapped value.
+        let dtype = binary::result_dtype(xo, yo);
+        for o in [xo, yo] {
+            if o.weak && o.tensor.dtype().is_int() {
+                super::masked::number_fits(dtype, o.tensor.to_vec::<f64>()[0], true, false)
                     .map_err(|e| e.at(b.span))?;
             }
         }
@@ -168,14 +169,8 @@ impl Interp {
             self.grad,
             TernaryOp::Where,
             Operand::strong(cond),
-            Operand {
-                tensor: &x,
-                weak: wx,
-            },
-            Operand {
-                tensor: &y,
-                weak: wy,
-            },
+            xo,
+            yo,
         ))
     }
 
