@@ -1987,8 +1987,6 @@ impl Interp {
                 false => Value::None,
             });
         }
-        // `uuid.uuid4()`'s bits, from the operating system's generator
-        // (as CPython's `os.urandom`), never from `random`'s.
         // `_cudash.return_type("linalg_svd", U=u, S=s, Vh=vh)`: PyTorch's
         // named tuple `torch.return_types.linalg_svd` of these fields.
         if f.name == "_cudash.return_type" {
@@ -2002,6 +2000,8 @@ impl Interp {
                 .collect();
             return Ok(Value::named_tuple(&class, &fields));
         }
+        // `uuid.uuid4()`'s bits, from the operating system's generator
+        // (as CPython's `os.urandom`), never from `random`'s.
         if f.name == "_cudash.random_hex" {
             let n = args
                 .first()
@@ -2228,20 +2228,13 @@ impl Interp {
             // The dtype an op of these operands computes in: a number is
             // weak, a 0-d tensor weaker than a dimensioned one.
             "torch.result_type" => {
-                use crate::runtime::buffer::Buffer;
                 use crate::runtime::op::binary::{result_dtype_of, Operand};
-                use crate::runtime::{Device, Tensor};
-                let operand = |k: usize| -> Result<(Arc<Tensor>, bool), Diagnostic> {
-                    let number = |b: Buffer| Arc::new(Tensor::new(b, vec![], Device::Cpu));
-                    match args.get(k).map(|a| &a.value) {
-                        Some(Value::Tensor(t)) => Ok((Arc::clone(t), false)),
-                        Some(Value::Bool(b)) => Ok((number(Buffer::Bool(vec![b.get()])), true)),
-                        Some(Value::Int(i)) => Ok((number(Buffer::I64(vec![*i])), true)),
-                        Some(Value::Float(x)) => Ok((number(Buffer::F64(vec![x.get()])), true)),
-                        _ => Err(
-                            Error::value("torch.result_type takes two tensors or numbers").at(span),
-                        ),
-                    }
+                let operand = |k: usize| {
+                    args.get(k)
+                        .and_then(|a| super::args::operand_value(&a.value))
+                        .ok_or_else(|| {
+                            Error::value("torch.result_type takes two tensors or numbers").at(span)
+                        })
                 };
                 let (a, b) = (operand(0)?, operand(1)?);
                 let ops = [

@@ -10,48 +10,10 @@ use super::{DType, Device};
 #[macro_export]
 macro_rules! with_dtype {
     ($dt:expr, $T:ident => $body:expr) => {
-        match $dt {
-            $crate::runtime::DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            $crate::runtime::DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            $crate::runtime::DType::I8 => {
-                type $T = i8;
-                $body
-            }
-            $crate::runtime::DType::I16 => {
-                type $T = i16;
-                $body
-            }
-            $crate::runtime::DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::runtime::DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::runtime::DType::F16 => {
-                type $T = half::f16;
-                $body
-            }
-            $crate::runtime::DType::BF16 => {
-                type $T = half::bf16;
-                $body
-            }
-            $crate::runtime::DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::runtime::DType::F64 => {
-                type $T = f64;
-                $body
-            }
-        }
+        $crate::with_num_dtype!($dt, $T => $body, bool => {
+            type $T = bool;
+            $body
+        })
     };
 }
 
