@@ -333,6 +333,14 @@ pub fn detached(x: &Tensor) -> Tensor {
     t
 }
 
+/// `x.data`: as `detached`, with a version counter of its own, as PyTorch's
+/// `.data` (an in-place change through it is not seen by autograd).
+pub fn data_of(x: &Tensor) -> Tensor {
+    let t = x.with_own_version();
+    t.autograd_or_init(|| Arc::new(Meta::leaf(false)));
+    t
+}
+
 /// A DataLoader worker's own `t`, as a forked PyTorch worker has a copy:
 /// the same elements (shared memory, which the worker may not change), a
 /// leaf that requires grad as `t` does, with a `.grad` of its own, so a

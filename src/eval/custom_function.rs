@@ -273,10 +273,19 @@ impl Interp {
             call.ctx.set("saved_tensors", list);
         }
         let r = r.map_err(|d| Error::Located(Box::new(d)))?;
-        let returned = match &r {
+        let mut returned = match &r {
             Value::List(items) => items.to_vec(),
             v => vec![v.clone()],
         };
+        // PyTorch drops extra gradients when they are all None (a backward
+        // written for forward's defaulted arguments too).
+        if returned.len() > call.arguments
+            && returned[call.arguments..]
+                .iter()
+                .all(|v| matches!(v, Value::None))
+        {
+            returned.truncate(call.arguments);
+        }
         if returned.len() != call.arguments {
             return Err(Error::Autograd {
                 message: format!(

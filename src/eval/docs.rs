@@ -170,6 +170,7 @@ docs! {
     Function Math "abs", "abs(input)", "Absolute value of each element.", "abs([-1, 2])";
     Function Math "neg", "neg(input)", "`-input`, as `torch.neg` (`NegBackward0`).", "neg([-1, 2])";
     Function Math "relu", "relu(input, inplace=false)", "max(x, 0) for each element; `inplace=True` writes it into `input` (PyTorch's `relu_`) and gives `input` back.", "relu([-1., 2.])";
+    Function Math "relu_", "relu_(input)", "`relu` written into `input`, which is returned (torch.relu_, F.relu_): no new memory.", "x = tensor([-1., 2.])\nrelu_(x)\nx";
     Function Math "sigmoid", "sigmoid(input)", "1 / (1 + e^-x) for each element.", "sigmoid([0.])";
     Function Math "tanh", "tanh(input)", "Hyperbolic tangent of each element.", "tanh([0., 1.])";
     Function Math "erf", "erf(input)", "The error function of each element, 2/sqrt(pi) times the integral of e^(-t^2) from 0 to x (torch.erf).", "erf([0., 1.])";
@@ -677,7 +678,7 @@ docs! {
     Method Tensors "t", "x.t()", "The transpose of a matrix, a view (`TBackward0`); a vector or a number as it is (PyTorch's `Tensor.t`).", "arange(6).reshape(2, 3).t()";
     Property Tensors "mT", "x.mT", "The last two dimensions swapped (every matrix of a batch transposed), a view.", "ones(2, 3, 4).mT.shape";
     Property Memory "is_pinned", "x.is_pinned", "Whether `x` lives in page-locked host memory.", "ones(2).is_pinned";
-    Property Training "data", "x.data", "The same elements (shared memory) without autograd history, as `x.detach()` (PyTorch's older spelling: `p.data.sub_(lr * p.grad)`). Unlike PyTorch's `.data`, an in-place change made through it still counts for autograd's version check, as with `detach()`.", "w = ones(2, requires_grad=true)\nw.data.requires_grad";
+    Property Training "data", "x.data", "The same elements (shared memory) without autograd history, as `x.detach()` (PyTorch's older spelling: `p.data.sub_(lr * p.grad)`), but with a version counter of its own, as PyTorch's: autograd does not see an in-place change made through `.data`, so a backward that needs the old values silently uses the new ones, where after `detach()` it reports the change.", "w = ones(2, requires_grad=true)\ny = (w * w).sum()\nw.data[0] = 5.\ny.backward()\nw.grad";
     Statement Devices "devices", "devices", "The device table: backend, names, memory used and total, allocated and reserved.", "devices";
     Statement Devices "with", "with device(n) { ... }", "Runs the block with cuda:n as the current CUDA device (or a stream as the current stream); restored afterwards, also on error.", "with device(1) {\n  a = [1., 2.].to(cuda)\n}";
     Statement Streams "stream", "stream NAME { ... }", "Creates stream NAME on the current device on first use and queues the block's work on it; the current stream is restored afterwards.", "A = randn(100, 100, device=cuda)\nstream s {\n  wait default\n  B = A.sum()\n}";
@@ -1401,7 +1402,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Method, "append") => return Some("xs.append(v) (Python's)".into()),
         (Function, "clear_output") => "IPython.display.clear_output(wait=True)",
         (Function, "sleep") => "time.sleep(seconds) (Python's)",
-        (Function, "relu" | "softmax" | "log_softmax") => {
+        (Function, "relu" | "relu_" | "softmax" | "log_softmax") => {
             return Some(format!("torch.{0} / F.{0}", doc.name))
         }
         (Method, "copy_to") => return None, // MXNet's copyto

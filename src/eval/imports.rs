@@ -1099,6 +1099,9 @@ static NATIVES: &[Native] = &[
         name: "torch.backends.cudnn.is_available",
     },
     Native {
+        name: "torch.backends.cudnn.version",
+    },
+    Native {
         name: "torch.backends.mps.is_available",
     },
     Native {
@@ -2515,6 +2518,8 @@ impl Interp {
             | "torch.backends.mps.is_built"
             | "torch.xpu.is_available" => Value::bool(false),
             "torch.xpu.device_count" => Value::Int(0),
+            // PyTorch's `version()` is None where cuDNN is not available.
+            "torch.backends.cudnn.version" => Value::None,
             "sys.exit" => {
                 let code = match args.first().map(|a| &a.value) {
                     None | Some(Value::None) => 0,

@@ -3,7 +3,7 @@
 //! `streams.rs`, `mem` and `pin` in `memory.rs`, `time` and `profile` in
 //! `measure.rs`.
 
-use super::args::{operand_value, to_tensor};
+use super::args::operand_value;
 use super::flow::{Body, Flow};
 use super::{docs, Interp, Output, Shown, Value};
 use crate::autograd::meta::requires_grad;
@@ -613,10 +613,13 @@ impl Interp {
         let idx = self.eval_index(items, 0)?;
         let v = value.value(self)?;
         self.begin_op("index_put_");
-        let src = to_tensor(&v).ok_or_else(|| {
-            Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
-                .at(value.span())
-        })?;
+        // A Python float keeps its f64 digits until it is cast to x's dtype.
+        let src = super::args::operand_value(&v)
+            .map(|(t, _)| t)
+            .ok_or_else(|| {
+                Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
+                    .at(value.span())
+            })?;
         inplace::check_leaf(self.grad, &t).map_err(|e| e.at(span))?;
         if let Value::Int(_) | Value::Float(_) = v {
             let x = src.cast(DType::F64).to_vec::<f64>()[0];

@@ -237,6 +237,10 @@ pub struct Tensor {
     /// the op layer; the core only holds it, as PyTorch's TensorImpl holds
     /// its autograd meta. Every new tensor, views included, starts without.
     autograd: RecordSlot,
+    /// The version counter of a tensor made by `x.data` and of its views:
+    /// PyTorch gives `.data` a counter of its own, so autograd does not see
+    /// an in-place change made through it. None: the storage's counter.
+    own_version: Option<Arc<AtomicU64>>,
 }
 
 impl Tensor {
@@ -259,6 +263,7 @@ impl Tensor {
             offset: 0,
             device,
             autograd: RecordSlot::default(),
+            own_version: None,
         }
     }
 
@@ -509,6 +514,7 @@ impl Tensor {
             offset: 0,
             device,
             autograd: RecordSlot::default(),
+            own_version: None,
         }
     }
 
@@ -743,6 +749,7 @@ impl Tensor {
             dtype: self.dtype,
             device: self.device,
             autograd: RecordSlot::default(),
+            own_version: self.own_version.clone(),
         }
     }
 
@@ -762,12 +769,26 @@ impl Tensor {
 
     /// PyTorch's `x._version`: how many in-place writes its storage has had.
     pub fn version(&self) -> u64 {
-        self.storage.version.load(Ordering::Acquire) & !MARK
+        match &self.own_version {
+            Some(v) => v.load(Ordering::Acquire),
+            None => self.storage.version.load(Ordering::Acquire) & !MARK,
+        }
     }
 
     /// An in-place write changed the storage (the op layer calls this).
     pub fn bump_version(&self) {
-        self.storage.version.fetch_add(1, Ordering::AcqRel);
+        match &self.own_version {
+            Some(v) => v.fetch_add(1, Ordering::AcqRel),
+            None => self.storage.version.fetch_add(1, Ordering::AcqRel),
+        };
+    }
+
+    /// `x.data`: the same elements, with a version counter of its own (at
+    /// 0), which this tensor's views share.
+    pub fn with_own_version(&self) -> Tensor {
+        let mut t = self.alias();
+        t.own_version = Some(Arc::new(AtomicU64::new(0)));
+        t
     }
 
     /// The autograd layer's record of this tensor, when it has one.

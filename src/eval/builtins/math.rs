@@ -61,6 +61,18 @@ pub(super) fn unary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Va
     ))
 }
 
+/// `torch.relu_(x)`, `F.relu_(x)`: the op written into x, x returned.
+pub(super) fn unary_in_place(
+    me: &mut Interp,
+    name: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let t = b.tensor("input")?;
+    let op = unary_op(name.trim_end_matches('_')).map_err(|e| e.at(b.span))?;
+    crate::autograd::inplace::unary_(&mut me.rt, me.grad, op, &t).map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(t))
+}
+
 pub(super) fn matmul(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (x, y) = (b.tensor("a")?, b.tensor("b")?);
     b.result(crate::autograd::autocast::matmul(

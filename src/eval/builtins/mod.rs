@@ -115,6 +115,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("abs", math::unary),
     ("neg", math::unary),
     ("relu", math::unary),
+    ("relu_", math::unary_in_place),
     ("sigmoid", math::unary),
     ("tanh", math::unary),
     ("erf", math::unary),

@@ -316,11 +316,11 @@ pub(super) fn type_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
 }
 
 /// `x.data`: the same elements (shared memory) without autograd history, as
-/// `x.detach()`. PyTorch's `.data` also has a version counter of its own,
-/// so autograd misses an in-place change made through it; cudash's shares
-/// `x`'s, as `detach()` does, and reports such a change.
+/// `x.detach()`, but, as PyTorch's, with a version counter of its own:
+/// autograd does not see an in-place change made through it (backward then
+/// uses the changed values, where after `detach()` it reports the change).
 pub(super) fn data(t: &Tensor) -> Result<Value, Error> {
-    Ok(Value::tensor(crate::autograd::meta::detached(t)))
+    Ok(Value::tensor(crate::autograd::meta::data_of(t)))
 }
 
 pub(super) fn is_cuda(t: &Tensor) -> Result<Value, Error> {

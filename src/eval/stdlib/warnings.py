@@ -1,6 +1,7 @@
 """warnings, as cudash gives it (written for cudash, after CPython's
 `warnings`): `warn`, `filterwarnings`, `simplefilter`, `resetwarnings`
-and `catch_warnings`. A warning is shown where cudash shows its own (the
+and `catch_warnings` (`record=True` keeps the warnings `warn` gives in the
+block in its list; cudash's own warnings are shown). A warning is shown where cudash shows its own (the
 program's stderr, `warning: UserWarning: ...`), once per line of a
 statement, as Python's "default" action. An "ignore" filter of a
 category, with no message pattern, also hides PyTorch's warnings of that
@@ -81,7 +82,34 @@ def warn(message, category=None, stacklevel=1, source=None):
         return
     if action == "error":
         raise category(message)
+    if _logs and _logs[-1] is not None:
+        _logs[-1].append(WarningMessage(category(message), category, "", 0))
+        return
     _cudash.warn(f"{category.__name__}: {message}")
+
+
+# The lists of `catch_warnings(record=True)` blocks, innermost last (None
+# for a block that does not record).
+_logs = []
+
+
+class WarningMessage:
+    """A warning a `catch_warnings(record=True)` block caught."""
+
+    def __init__(self, message, category, filename, lineno, file=None, line=None, source=None):
+        self.message = message
+        self.category = category
+        self.filename = filename
+        self.lineno = lineno
+        self.file = file
+        self.line = line
+        self.source = source
+
+    def __str__(self):
+        return (
+            f"{{message : {self.message!r}, category : {self.category.__name__!r}, "
+            f"filename : {self.filename!r}, lineno : {self.lineno}, line : {self.line!r}}}"
+        )
 
 
 class catch_warnings:
@@ -96,9 +124,12 @@ class catch_warnings:
         self._saved = list(filters)
         if self._action is not None:
             simplefilter(self._action, self._category)
-        return [] if self._record else None
+        log = [] if self._record else None
+        _logs.append(log)
+        return log
 
     def __exit__(self, type, value, traceback):
+        _logs.pop()
         filters.clear()
         filters.extend(self._saved)
         _sync()

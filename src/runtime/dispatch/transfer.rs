@@ -218,7 +218,8 @@ impl Runtime {
         non_blocking: bool,
     ) -> Result<(), Error> {
         self.check_write(dst)?;
-        dst.bump_version();
+        // One write, one version (PyTorch's `copy_` adds one): `assign`
+        // counts its own; the direct copies are counted here.
         let direct = |src: &Tensor| {
             src.dtype() == dst.dtype()
                 && src.shape() == dst.shape()
@@ -228,6 +229,7 @@ impl Runtime {
         match (src.device(), dst.device()) {
             (Device::Cpu, Device::Cuda(to)) if direct(src) => {
                 overlap::check_write(dst)?;
+                dst.bump_version();
                 self.direct_to_device(dst, src, to, non_blocking)
             }
             // Into pinned memory the copy is DMA straight into `dst`, at
@@ -242,6 +244,7 @@ impl Runtime {
                     let moved = self.copy_to(src, Device::Cpu)?;
                     return self.assign(dst, &moved);
                 }
+                dst.bump_version();
                 // Converted and laid out like `dst` on the device first, as
                 // PyTorch's non-blocking copy does.
                 let mut src = Arc::clone(src);
