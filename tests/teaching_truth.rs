@@ -229,3 +229,66 @@ fn sgds_update_rounds_once_as_pytorchs_fused_add() {
         .unwrap_or_else(|_| panic!("{out}"));
     assert_eq!(got as f32, want, "{out}");
 }
+
+/// The bytes `max_memory_allocated()` grew by while `step` ran in `s`.
+fn peak_during(s: &mut Session, step: &str) -> i64 {
+    common::ok_in(s, "reset_peak()");
+    let before: i64 = common::ok_in(s, "memory_allocated()")
+        .trim()
+        .parse()
+        .unwrap();
+    common::ok_in(s, step);
+    let peak: i64 = common::ok_in(s, "max_memory_allocated()")
+        .trim()
+        .parse()
+        .unwrap();
+    peak - before
+}
+
+/// A channel's sum over N, H and W of an NCHW tensor on a GPU makes no
+/// copy of it (PyTorch's reduction reads it strided): the dims are reduced
+/// run by run (H and W merged as a view, then N), where merging all three
+/// at once copied the whole tensor.
+#[test]
+fn a_channel_sum_on_a_gpu_copies_nothing() {
+    let mut s = common::session();
+    common::ok_in(&mut s, "x = randn(16, 8, 32, 32, device=cuda)"); // 512 KiB
+    let grew = peak_during(&mut s, "y = x.sum(dim=(0, 2, 3))");
+    assert!(grew < 4096, "the sum's peak grew by {grew} bytes");
+    let near = common::ok_in(
+        &mut s,
+        "((y - x.cpu().sum(dim=(0, 2, 3)).to(cuda)).abs().max() < 1e-3).item()",
+    );
+    assert_eq!(near.trim(), "true");
+    for kept in ["x.amax(dim=(0, 2, 3))", "x.sum(dim=(0, 3), keepdim=true)"] {
+        let grew = peak_during(&mut s, &format!("z = {kept}"));
+        assert!(grew < 64 * 1024, "`{kept}` grew the peak by {grew} bytes");
+    }
+    let shape = common::ok_in(&mut s, "x.sum(dim=(0, 3), keepdim=true).shape");
+    assert!(shape.contains("[1, 8, 32, 1]"), "{shape}");
+}
+
+/// BatchNorm2d's forward allocates its output and nothing more of x's size
+/// at once (PyTorch's kernel writes the output once); its backward at most
+/// two buffers of x's size (PyTorch's kernel one, grad_input), where the
+/// composite backward held five.
+#[test]
+fn batch_norm_holds_what_pytorchs_kernel_holds() {
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        "x = randn(16, 8, 32, 32, device=cuda, requires_grad=true)\n\
+         bn = BatchNorm2d(8).to(cuda)\ng = ones(16, 8, 32, 32, device=cuda)",
+    );
+    let n = 16 * 8 * 32 * 32 * 4;
+    let forward = peak_during(&mut s, "y = bn(x)");
+    assert!(
+        forward >= n && forward < n + 8192,
+        "forward grew the peak by {forward} bytes"
+    );
+    let backward = peak_during(&mut s, "y.backward(g)");
+    assert!(
+        backward <= 2 * n + 8192,
+        "backward grew the peak by {backward} bytes"
+    );
+}

@@ -333,10 +333,16 @@ pub fn batch_norm(
         None => rt.unary(crate::runtime::op::unary::UnaryOp::Neg, &ma)?,
     };
     drop(ma);
-    let xa = bin(rt, BinaryOp::Mul, x, &alpha)?;
+    // One buffer of x's size, the output (PyTorch's kernel writes it once):
+    // `x * alpha`, then `+ beta` in place.
+    let out = bin(rt, BinaryOp::Mul, x, &alpha)?;
     drop(alpha);
-    let out = bin(rt, BinaryOp::Add, &xa, &beta)?;
-    drop((xa, beta));
+    rt.binary_(
+        BinaryOp::Add,
+        &out,
+        crate::runtime::op::binary::Operand::strong(&beta),
+    )?;
+    drop(beta);
     // A 16-bit input with float32 weights and statistics (what autocast
     // gives a BatchNorm after a convolution): computed in float32, given
     // back in the input's dtype, as PyTorch's mixed-type batch norm.
@@ -420,8 +426,18 @@ pub fn stats(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, dims: &[i64], eps: f
     let sum = record::reduce_dims(rt, mode, ReduceOp::Sum, x, dims, true)?;
     let mean = cg::bin_s(rt, mode, BinaryOp::Div, &sum, n)?;
     let diff = cg::bin(rt, mode, BinaryOp::Sub, x, &mean)?;
-    let sq = cg::bin(rt, mode, BinaryOp::Mul, &diff, &diff)?;
-    drop(diff);
+    // Nothing recorded: squared in place, one buffer of x's size.
+    let sq = match mode.enabled {
+        true => cg::bin(rt, mode, BinaryOp::Mul, &diff, &diff)?,
+        false => {
+            rt.binary_(
+                BinaryOp::Mul,
+                &diff,
+                crate::runtime::op::binary::Operand::strong(&diff),
+            )?;
+            diff
+        }
+    };
     let var_sum = record::reduce_dims(rt, mode, ReduceOp::Sum, &sq, dims, true)?;
     drop(sq);
     let var = cg::bin_s(rt, mode, BinaryOp::Div, &var_sum, n)?;
@@ -477,7 +493,7 @@ pub fn batch_norm_backward(
     g: &Arc<Tensor>,
     (x, w, mean, invstd): Kept,
     (dims, train): (&[usize], bool),
-    (want_x, want_w, want_b): (bool, bool, bool),
+    wanted: (bool, bool, bool),
 ) -> R<Vec<Option<Arc<Tensor>>>> {
     use super::create_graph as cg;
     use crate::runtime::op::reduce::ReduceOp;
@@ -485,6 +501,10 @@ pub fn batch_norm_backward(
     let dims_i: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
     let n = (x.numel() / c.max(1)) as f64;
     let flat = |rt: &mut Runtime, t: &Arc<Tensor>| cg::reshape(rt, mode, t, &[c]);
+    if !mode.enabled {
+        return batch_norm_backward_in_place(rt, g, (x, w, mean, invstd), (dims, train), wanted);
+    }
+    let (want_x, want_w, want_b) = wanted;
     let sum = record::reduce_dims(rt, mode, ReduceOp::Sum, g, &dims_i, true)?;
     let xm = cg::bin(rt, mode, BinaryOp::Sub, x, mean)?;
     let gx = cg::bin(rt, mode, BinaryOp::Mul, &xm, g)?;
@@ -518,6 +538,73 @@ pub fn batch_norm_backward(
         out.push(match want_w {
             true => {
                 let dw = cg::bin(rt, mode, BinaryOp::Mul, &dotp, invstd)?;
+                Some(flat(rt, &dw)?)
+            }
+            false => None,
+        });
+        out.push(match want_b {
+            true => Some(flat(rt, &sum)?),
+            false => None,
+        });
+    }
+    Ok(out)
+}
+
+/// `NativeBatchNormBackward0` with nothing recorded, in the same order of
+/// roundings as `batch_norm_backward` but written into two buffers of x's
+/// size at most (PyTorch's kernel allocates one, `grad_input`, and keeps
+/// the rest in registers): `(x - mean) * g` is summed in place, then
+/// `(x - mean) * k` and `g - sum / N` are made and the second takes the
+/// first off, and the scale, in place.
+fn batch_norm_backward_in_place(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    (x, w, mean, invstd): Kept,
+    (dims, train): (&[usize], bool),
+    (want_x, want_w, want_b): (bool, bool, bool),
+) -> R<Vec<Option<Arc<Tensor>>>> {
+    use crate::runtime::op::binary::Operand;
+    use crate::runtime::op::reduce::ReduceOp;
+    let c = x.shape()[1];
+    let dims_i: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    let n = (x.numel() / c.max(1)) as f64;
+    let sum = rt.reduce_dims(ReduceOp::Sum, g, &dims_i, true)?;
+    let gx = bin(rt, BinaryOp::Sub, x, mean)?;
+    rt.binary_(BinaryOp::Mul, &gx, Operand::strong(g))?;
+    let dotp = rt.reduce_dims(ReduceOp::Sum, &gx, &dims_i, true)?;
+    drop(gx);
+    let mut bshape = vec![1i64; x.ndim()];
+    bshape[1] = c as i64;
+    let scale = match w {
+        Some(w) => {
+            let w = rt.reshape(w, &bshape)?;
+            bin(rt, BinaryOp::Mul, invstd, &w)?
+        }
+        None => Arc::clone(invstd),
+    };
+    let dx = match (want_x, train) {
+        (false, _) => None,
+        (true, true) => {
+            let k = bin(rt, BinaryOp::Mul, &dotp, invstd)?;
+            let k = bin(rt, BinaryOp::Mul, &k, invstd)?;
+            let k = bin_s(rt, BinaryOp::Div, &k, n)?;
+            let proj = bin(rt, BinaryOp::Sub, x, mean)?;
+            rt.binary_(BinaryOp::Mul, &proj, Operand::strong(&k))?;
+            let grad_mean = bin_s(rt, BinaryOp::Div, &sum, n)?;
+            let d = bin(rt, BinaryOp::Sub, g, &grad_mean)?;
+            rt.binary_(BinaryOp::Sub, &d, Operand::strong(&proj))?;
+            drop(proj);
+            rt.binary_(BinaryOp::Mul, &d, Operand::strong(&scale))?;
+            Some(d)
+        }
+        (true, false) => Some(bin(rt, BinaryOp::Mul, g, &scale)?),
+    };
+    let mut out = vec![dx];
+    if w.is_some() {
+        let flat = |rt: &mut Runtime, t: &Arc<Tensor>| rt.reshape(t, &[c as i64]);
+        out.push(match want_w {
+            true => {
+                let dw = bin(rt, BinaryOp::Mul, &dotp, invstd)?;
                 Some(flat(rt, &dw)?)
             }
             false => None,

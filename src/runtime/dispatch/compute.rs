@@ -213,12 +213,46 @@ impl Runtime {
         keepdim: bool,
     ) -> Result<Arc<Tensor>, Error> {
         if x.device() != Device::Cpu {
+            let runs = adjacent_runs(&norm_dims(dims, x.ndim())?);
+            if runs.len() > 1 && matches!(op, ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min) {
+                return self.reduce_by_runs(op, x, &runs, keepdim);
+            }
             return self.over_dims(x, dims, keepdim, |rt, flat| {
                 rt.reduce(op, flat, Some(-1), false)
             });
         }
         let out = reduce::reduce_dims(op, x, dims, keepdim)?;
         self.finish(out, None, &[x], Flops::default())
+    }
+
+    /// `op` over dims that are not side by side (a channel's sum over N, H
+    /// and W of `[N, C, H, W]`), one run of adjacent dims at a time from
+    /// the innermost: each run merges into one dim as a view, so no copy
+    /// of x is made (merged at once they would need one, which PyTorch's
+    /// reduction kernel, reading strided, never makes); the steps between
+    /// are x's size over the run's.
+    fn reduce_by_runs(
+        &mut self,
+        op: ReduceOp,
+        x: &Arc<Tensor>,
+        runs: &[Vec<i64>],
+        keepdim: bool,
+    ) -> Result<Arc<Tensor>, Error> {
+        let mut t = Arc::clone(x);
+        for run in runs.iter().rev() {
+            t = self.over_dims(&t, run, true, |rt, flat| {
+                rt.reduce(op, flat, Some(-1), false)
+            })?;
+        }
+        if keepdim {
+            return Ok(t);
+        }
+        let reduced: Vec<i64> = runs.concat();
+        let shape: Vec<i64> = (0..x.ndim() as i64)
+            .filter(|k| !reduced.contains(k))
+            .map(|k| x.shape()[k as usize] as i64)
+            .collect();
+        self.reshape(&t, &shape)
     }
 
     /// A reduction over several dims at once: the reduced dims moved last
@@ -593,4 +627,20 @@ impl Runtime {
         let out = Tensor::new(buf, data.shape().to_vec(), device);
         self.finish(out, mem, &[data], Flops::default())
     }
+}
+
+/// Sorted dims grouped into runs of adjacent ones: `[0, 2, 3]` is
+/// `[[0], [2, 3]]`.
+fn adjacent_runs(dims: &[usize]) -> Vec<Vec<i64>> {
+    let mut sorted = dims.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut runs: Vec<Vec<i64>> = Vec::new();
+    for d in sorted {
+        match runs.last_mut() {
+            Some(run) if run.last() == Some(&(d as i64 - 1)) => run.push(d as i64),
+            _ => runs.push(vec![d as i64]),
+        }
+    }
+    runs
 }
