@@ -214,7 +214,14 @@ impl Runtime {
     ) -> Result<Arc<Tensor>, Error> {
         if x.device() != Device::Cpu {
             let runs = adjacent_runs(&norm_dims(dims, x.ndim())?);
-            if runs.len() > 1 && matches!(op, ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min) {
+            // A half's partial sums would be rounded to half between runs
+            // (one pass keeps them in float): those still merge by a copy.
+            let exact_steps = !matches!(x.dtype(), DType::F16 | DType::BF16)
+                || matches!(op, ReduceOp::Max | ReduceOp::Min);
+            if runs.len() > 1
+                && exact_steps
+                && matches!(op, ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min)
+            {
                 return self.reduce_by_runs(op, x, &runs, keepdim);
             }
             return self.over_dims(x, dims, keepdim, |rt, flat| {
