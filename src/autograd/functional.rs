@@ -337,11 +337,7 @@ pub fn batch_norm(
     // `x * alpha`, then `+ beta` in place.
     let out = bin(rt, BinaryOp::Mul, x, &alpha)?;
     drop(alpha);
-    rt.binary_(
-        BinaryOp::Add,
-        &out,
-        crate::runtime::op::binary::Operand::strong(&beta),
-    )?;
+    let out = into(rt, BinaryOp::Add, out, &beta)?;
     drop(beta);
     // A 16-bit input with float32 weights and statistics (what autocast
     // gives a BatchNorm after a convolution): computed in float32, given
@@ -430,12 +426,8 @@ pub fn stats(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, dims: &[i64], eps: f
     let sq = match mode.enabled {
         true => cg::bin(rt, mode, BinaryOp::Mul, &diff, &diff)?,
         false => {
-            rt.binary_(
-                BinaryOp::Mul,
-                &diff,
-                crate::runtime::op::binary::Operand::strong(&diff),
-            )?;
-            diff
+            let same = Arc::clone(&diff);
+            into(rt, BinaryOp::Mul, diff, &same)?
         }
     };
     let var_sum = record::reduce_dims(rt, mode, ReduceOp::Sum, &sq, dims, true)?;
@@ -466,10 +458,10 @@ pub fn normalized_rows(
     let st = stats(rt, Mode::off(), x, &dims, eps)?;
     // y = x * rstd + (-mean * rstd)
     let shift = bin(rt, BinaryOp::Mul, &st.mean, &st.invstd)?;
-    let scaled = bin(rt, BinaryOp::Mul, x, &st.invstd)?;
-    let y = bin(rt, BinaryOp::Sub, &scaled, &shift)?;
-    // Freed in the order the inline computation freed them.
-    drop((scaled, shift));
+    // One buffer of x's size, the output: `x * rstd`, then `- shift` in place.
+    let y = bin(rt, BinaryOp::Mul, x, &st.invstd)?;
+    let y = into(rt, BinaryOp::Sub, y, &shift)?;
+    drop(shift);
     let (mean, invstd) = st.mean_invstd();
     Ok((mean, invstd, y))
 }
@@ -550,6 +542,23 @@ pub fn batch_norm_backward(
     Ok(out)
 }
 
+/// `t op other` written into `t` (a fresh buffer of the caller's) when the
+/// result keeps t's dtype, as the out-of-place op would round it; else a
+/// new tensor. The norms' backwards use it to hold as few buffers of the
+/// input's size as PyTorch's kernels.
+fn into(rt: &mut Runtime, op: BinaryOp, t: Arc<Tensor>, other: &Tensor) -> R<Arc<Tensor>> {
+    let keeps =
+        crate::runtime::op::binary::result_dtype(Operand::strong(&t), Operand::strong(other))
+            == t.dtype();
+    match keeps {
+        true => {
+            rt.binary_(op, &t, Operand::strong(other))?;
+            Ok(t)
+        }
+        false => bin(rt, op, &t, other),
+    }
+}
+
 /// `NativeBatchNormBackward0` with nothing recorded, in the same order of
 /// roundings as `batch_norm_backward` but written into two buffers of x's
 /// size at most (PyTorch's kernel allocates one, `grad_input`, and keeps
@@ -563,14 +572,13 @@ fn batch_norm_backward_in_place(
     (dims, train): (&[usize], bool),
     (want_x, want_w, want_b): (bool, bool, bool),
 ) -> R<Vec<Option<Arc<Tensor>>>> {
-    use crate::runtime::op::binary::Operand;
     use crate::runtime::op::reduce::ReduceOp;
     let c = x.shape()[1];
     let dims_i: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
     let n = (x.numel() / c.max(1)) as f64;
     let sum = rt.reduce_dims(ReduceOp::Sum, g, &dims_i, true)?;
     let gx = bin(rt, BinaryOp::Sub, x, mean)?;
-    rt.binary_(BinaryOp::Mul, &gx, Operand::strong(g))?;
+    let gx = into(rt, BinaryOp::Mul, gx, g)?;
     let dotp = rt.reduce_dims(ReduceOp::Sum, &gx, &dims_i, true)?;
     drop(gx);
     let mut bshape = vec![1i64; x.ndim()];
@@ -589,13 +597,12 @@ fn batch_norm_backward_in_place(
             let k = bin(rt, BinaryOp::Mul, &k, invstd)?;
             let k = bin_s(rt, BinaryOp::Div, &k, n)?;
             let proj = bin(rt, BinaryOp::Sub, x, mean)?;
-            rt.binary_(BinaryOp::Mul, &proj, Operand::strong(&k))?;
+            let proj = into(rt, BinaryOp::Mul, proj, &k)?;
             let grad_mean = bin_s(rt, BinaryOp::Div, &sum, n)?;
             let d = bin(rt, BinaryOp::Sub, g, &grad_mean)?;
-            rt.binary_(BinaryOp::Sub, &d, Operand::strong(&proj))?;
+            let d = into(rt, BinaryOp::Sub, d, &proj)?;
             drop(proj);
-            rt.binary_(BinaryOp::Mul, &d, Operand::strong(&scale))?;
-            Some(d)
+            Some(into(rt, BinaryOp::Mul, d, &scale)?)
         }
         (true, false) => Some(bin(rt, BinaryOp::Mul, g, &scale)?),
     };
@@ -658,12 +665,13 @@ pub fn layer_norm(
             fmt_shape(x.shape())
         )));
     }
+    // The weight and bias applied in place: one output buffer, as PyTorch's.
     let (mean, rstd, mut y) = normalized_rows(rt, x, k, eps)?;
     if let Some(w) = weight {
-        y = bin(rt, BinaryOp::Mul, &y, w)?;
+        y = into(rt, BinaryOp::Mul, y, w)?;
     }
     if let Some(b) = bias {
-        y = bin(rt, BinaryOp::Add, &y, b)?;
+        y = into(rt, BinaryOp::Add, y, b)?;
     }
     let mut inputs: Vec<&Tensor> = vec![x];
     if let Some(w) = weight {
@@ -702,10 +710,14 @@ pub fn layer_norm_backward(
     g: &Arc<Tensor>,
     (x, w, mean, rstd): Kept,
     (k, has_bias): (usize, bool),
-    (want_x, want_w, want_b): (bool, bool, bool),
+    wanted: (bool, bool, bool),
 ) -> R<Vec<Option<Arc<Tensor>>>> {
     use super::create_graph as cg;
     use crate::runtime::op::reduce::ReduceOp;
+    if !mode.enabled {
+        return layer_norm_backward_in_place(rt, g, (x, w, mean, rstd), (k, has_bias), wanted);
+    }
+    let (want_x, want_w, want_b) = wanted;
     let sum = |rt: &mut Runtime, t: &Arc<Tensor>, dims: &[i64], keep: bool| {
         record::reduce_dims(rt, mode, ReduceOp::Sum, t, dims, keep)
     };
@@ -761,6 +773,83 @@ pub fn layer_norm_backward(
             true => Some(match batch_dims.is_empty() {
                 true => Arc::clone(g),
                 false => sum(rt, g, &batch_dims, false)?,
+            }),
+            false => None,
+        });
+    }
+    Ok(out)
+}
+
+/// `NativeLayerNormBackward0` with nothing recorded: the same roundings in
+/// the same order as `layer_norm_backward`, written into two buffers of
+/// x's size at most (PyTorch's kernel allocates `grad_input` alone): `gw`
+/// becomes `rstd * gw`, then `+ b * x` and `+ c` in place; the weight's
+/// `g * (x - mean) * rstd` in one buffer.
+fn layer_norm_backward_in_place(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    (x, w, mean, rstd): Kept,
+    (k, has_bias): (usize, bool),
+    (want_x, want_w, want_b): (bool, bool, bool),
+) -> R<Vec<Option<Arc<Tensor>>>> {
+    use crate::runtime::op::reduce::ReduceOp;
+    let nd = x.ndim();
+    let row_dims: Vec<i64> = (nd - k..nd).map(|d| d as i64).collect();
+    let batch_dims: Vec<i64> = (0..nd - k).map(|d| d as i64).collect();
+    let n = x.shape()[nd - k..].iter().product::<usize>() as f64;
+    let dx = match want_x {
+        false => None,
+        true => {
+            let gw = match w {
+                Some(w) => bin(rt, BinaryOp::Mul, g, w)?,
+                None => Arc::clone(g),
+            };
+            let gwx = bin(rt, BinaryOp::Mul, &gw, x)?;
+            let ds = rt.reduce_dims(ReduceOp::Sum, &gwx, &row_dims, true)?;
+            drop(gwx);
+            let db = rt.reduce_dims(ReduceOp::Sum, &gw, &row_dims, true)?;
+            let r3 = bin(rt, BinaryOp::Mul, rstd, rstd)?;
+            let r3 = bin(rt, BinaryOp::Mul, &r3, rstd)?;
+            let dbm = bin(rt, BinaryOp::Mul, &db, mean)?;
+            let diff = bin(rt, BinaryOp::Sub, &dbm, &ds)?;
+            let bcoef = bin(rt, BinaryOp::Mul, &diff, &r3)?;
+            let bcoef = bin_s(rt, BinaryOp::Div, &bcoef, n)?;
+            let bm = bin(rt, BinaryOp::Mul, &bcoef, mean)?;
+            let dbr = bin(rt, BinaryOp::Mul, &db, rstd)?;
+            let dbr = bin_s(rt, BinaryOp::Div, &dbr, n)?;
+            let neg_bm = rt.unary(crate::runtime::op::unary::UnaryOp::Neg, &bm)?;
+            let c = bin(rt, BinaryOp::Sub, &neg_bm, &dbr)?;
+            // `gw * rstd` into gw's own buffer when it is one of its own.
+            let a = match w {
+                Some(_) => into(rt, BinaryOp::Mul, gw, rstd)?,
+                None => bin(rt, BinaryOp::Mul, &gw, rstd)?,
+            };
+            let bx = bin(rt, BinaryOp::Mul, &bcoef, x)?;
+            let a = into(rt, BinaryOp::Add, a, &bx)?;
+            drop(bx);
+            Some(into(rt, BinaryOp::Add, a, &c)?)
+        }
+    };
+    let mut out = vec![dx];
+    if w.is_some() {
+        out.push(match want_w {
+            true => {
+                let t = bin(rt, BinaryOp::Sub, x, mean)?;
+                let t = into(rt, BinaryOp::Mul, t, rstd)?;
+                let t = into(rt, BinaryOp::Mul, t, g)?;
+                Some(match batch_dims.is_empty() {
+                    true => t,
+                    false => rt.reduce_dims(ReduceOp::Sum, &t, &batch_dims, false)?,
+                })
+            }
+            false => None,
+        });
+    }
+    if has_bias {
+        out.push(match want_b {
+            true => Some(match batch_dims.is_empty() {
+                true => Arc::clone(g),
+                false => rt.reduce_dims(ReduceOp::Sum, g, &batch_dims, false)?,
             }),
             false => None,
         });
