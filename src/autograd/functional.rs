@@ -546,7 +546,12 @@ pub fn batch_norm_backward(
 /// result keeps t's dtype, as the out-of-place op would round it; else a
 /// new tensor. The norms' backwards use it to hold as few buffers of the
 /// input's size as PyTorch's kernels.
-fn into(rt: &mut Runtime, op: BinaryOp, t: Arc<Tensor>, other: &Tensor) -> R<Arc<Tensor>> {
+pub(super) fn into(
+    rt: &mut Runtime,
+    op: BinaryOp,
+    t: Arc<Tensor>,
+    other: &Tensor,
+) -> R<Arc<Tensor>> {
     let keeps =
         crate::runtime::op::binary::result_dtype(Operand::strong(&t), Operand::strong(other))
             == t.dtype();

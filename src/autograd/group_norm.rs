@@ -7,9 +7,8 @@
 
 use std::sync::Arc;
 
-use super::functional::{batch_norm, layer_norm_backward, normalized_rows, BatchNormArgs};
+use super::functional::{batch_norm, into, layer_norm_backward, normalized_rows, BatchNormArgs};
 use super::node::{Backward, Saved};
-use super::ops::bin;
 use super::{record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
@@ -85,11 +84,12 @@ pub fn group_norm(
     let dims: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
     let mut y = rt.reshape(&y3, &dims)?;
     drop(y3);
+    // The weight and bias applied in place: one output buffer, as PyTorch's.
     if let Some(w) = weight {
-        y = bin(rt, BinaryOp::Mul, &y, &per_channel(w, x)?)?;
+        y = into(rt, BinaryOp::Mul, y, &per_channel(w, x)?)?;
     }
     if let Some(b) = bias {
-        y = bin(rt, BinaryOp::Add, &y, &per_channel(b, x)?)?;
+        y = into(rt, BinaryOp::Add, y, &per_channel(b, x)?)?;
     }
     let mut inputs: Vec<&Tensor> = vec![x];
     inputs.extend(weight.map(|w| &**w));
@@ -175,9 +175,21 @@ pub fn group_norm_backward(
         out.push(match want_w {
             true => {
                 let xm = cg::bin(rt, mode, BinaryOp::Sub, &x3, &mean)?;
-                let xhat3 = cg::bin(rt, mode, BinaryOp::Mul, &xm, &rstd)?;
-                let xhat = cg::reshape(rt, mode, &xhat3, &shape)?;
-                let t = cg::bin(rt, mode, BinaryOp::Mul, g, &xhat)?;
+                // Nothing recorded: one buffer of x's size, as PyTorch's.
+                let t = match mode.enabled {
+                    true => {
+                        let xhat3 = cg::bin(rt, mode, BinaryOp::Mul, &xm, &rstd)?;
+                        let xhat = cg::reshape(rt, mode, &xhat3, &shape)?;
+                        cg::bin(rt, mode, BinaryOp::Mul, g, &xhat)?
+                    }
+                    false => {
+                        let xhat3 = into(rt, BinaryOp::Mul, xm, &rstd)?;
+                        let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+                        let xhat = rt.reshape(&xhat3, &dims)?;
+                        drop(xhat3);
+                        into(rt, BinaryOp::Mul, xhat, g)?
+                    }
+                };
                 Some(record::reduce_dims(
                     rt,
                     mode,
