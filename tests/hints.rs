@@ -153,23 +153,33 @@ fn a_missing_key_says_where_it_comes_from() {
     assert_eq!(help, "the keys are 'lr', 'epochs'");
 }
 
-/// `x.unsqueeze_(0)` and the other in-place changes of shape, which
-/// cudash's tensors cannot make: the help names the view to take instead,
-/// and that view, written as the help says, runs.
+/// `x.unsqueeze_(0)` and the other in-place changes of shape give every
+/// name of `x` the new view; where something else holds `x` too (a list,
+/// an attribute), or `x` is in autograd's graph, they are refused with a
+/// help that names the view to take instead, and that view, written as
+/// the help says, runs.
 #[test]
-fn in_place_shape_changes_name_the_view() {
-    for (method, view) in [
-        ("unsqueeze_(0)", "unsqueeze(0)"),
-        ("squeeze_()", "squeeze()"),
-        ("t_()", "t()"),
-        ("transpose_(0, 1)", "transpose(0, 1)"),
+fn in_place_shape_changes_reach_every_name_or_refuse() {
+    for (method, view, shape) in [
+        ("unsqueeze_(0)", "unsqueeze(0)", "[1, 2, 1]"),
+        ("squeeze_()", "squeeze()", "[2]"),
+        ("t_()", "t()", "[1, 2]"),
+        ("transpose_(0, 1)", "transpose(0, 1)", "[1, 2]"),
     ] {
-        let src = format!("x = ones(2, 1)\nx.{method}");
-        let help = help_of(&src);
-        let name = view.split('(').next().unwrap();
-        assert!(help.contains(&format!("`x = x.{name}(...)`")), "{help}");
         let mut s = common::session();
-        let o = s.execute(&format!("x = ones(2, 1)\nx = x.{view}"));
-        assert!(o.error.is_none(), "{view}: {:?}", o.error.map(|e| e.report));
+        let out = common::ok_in(
+            &mut s,
+            &format!("x = ones(2, 1)\ny = x\nx.{method}\ny.shape"),
+        );
+        assert!(out.contains(shape), "{method}: {out}");
+        for holder in ["xs = [x]", "w = ones(2, 1, requires_grad=true)\nx = w * 2"] {
+            let src = format!("x = ones(2, 1)\n{holder}\nx.{method}");
+            let help = help_of(&src);
+            let name = view.split('(').next().unwrap();
+            assert!(help.contains(&format!("`x = x.{name}(")), "{help}");
+            let mut s = common::session();
+            let o = s.execute(&format!("x = ones(2, 1)\n{holder}\nx = x.{view}"));
+            assert!(o.error.is_none(), "{view}: {:?}", o.error.map(|e| e.report));
+        }
     }
 }

@@ -507,6 +507,11 @@ docs! {
     Method Tensors "narrow", "x.narrow(dim, start, length)", "A view of the `length` elements from `start` along `dim` (`x[start:start + length]` on that dim), as `torch.Tensor.narrow`; a negative `start` counts from the end.", "arange(6).narrow(0, 2, 3)";
     Method Tensors "unsqueeze", "x.unsqueeze(dim)", "A view with a new dimension of size 1 at `dim` (-1: last).", "arange(3).unsqueeze(1)";
     Method Tensors "squeeze", "x.squeeze(dim=none)", "A view without its dimensions of size 1 (or without `dim`, if its size is 1).", "ones(1, 3, 1).squeeze().shape";
+    Method Tensors "unsqueeze_", "x.unsqueeze_(dim)", "`x` itself with a new dimension of size 1 at `dim`, in place, as PyTorch's: every name for `x` sees the new shape (the same memory). Refused when something besides names holds `x` (a list, an attribute, a graph).", "x = arange(3)\nx.unsqueeze_(0)\nx.shape";
+    Method Tensors "squeeze_", "x.squeeze_(dim=none)", "`x` itself without its dimensions of size 1 (or without `dim`), in place: every name for `x` sees the new shape.", "x = ones(1, 3)\nx.squeeze_()\nx.shape";
+    Method Tensors "t_", "x.t_()", "`x` itself transposed in place (a matrix's two dims swapped): every name for `x` sees it.", "x = ones(2, 3)\nx.t_()\nx.shape";
+    Method Tensors "transpose_", "x.transpose_(dim0, dim1)", "`x` itself with two dims swapped, in place: every name for `x` sees it.", "x = ones(2, 3)\nx.transpose_(0, 1)\nx.shape";
+    Method Tensors "swapdims_", "x.swapdims_(dim0, dim1)", "`x.transpose_(dim0, dim1)`.", "x = ones(2, 3)\nx.swapdims_(0, 1)\nx.shape";
     Method Tensors "permute", "x.permute(*dims)", "A view with the dimensions in the order `dims` gives.", "ones(2, 3, 4).permute(2, 0, 1).shape";
     Method Tensors "expand", "x.expand(*sizes)", "A view with dimensions of size 1 repeated without copying (stride 0) and new leading ones; -1 keeps a size.", "arange(3).unsqueeze(1).expand(3, 4)";
     Method Tensors "repeat", "x.repeat(*sizes)", "A new tensor: `x` tiled `sizes` times along each dimension (more sizes than dimensions add leading ones).", "arange(3).repeat(2, 2)";

@@ -200,7 +200,7 @@ pub fn member_hint(receiver: &str, name: &str) -> Option<Error> {
             help: "start the list empty, `xs = []` (or `list([0.5])`), then `xs.append(v)`".into(),
             class: "AttributeError",
         }),
-        ("tensor", "unsqueeze_" | "squeeze_" | "t_" | "transpose_" | "resize_" | "swapdims_") => {
+        ("tensor", "resize_") => {
             let view = name.trim_end_matches('_');
             Some(Error::Spelling {
                 message: format!(

@@ -20,6 +20,7 @@ pub(crate) mod set;
 mod shape;
 mod stream;
 mod tensor;
+mod view_in_place;
 
 use std::sync::Arc;
 
@@ -370,6 +371,11 @@ static MEMBERS: &[(&str, Member)] = {
         ("reshape_as", TensorMethod(shape::as_other)),
         ("flatten", TensorMethod(shape::flatten)),
         ("unsqueeze", TensorMethod(shape::unsqueeze)),
+        ("unsqueeze_", TensorMethod(view_in_place::view_in_place)),
+        ("squeeze_", TensorMethod(view_in_place::view_in_place)),
+        ("t_", TensorMethod(view_in_place::view_in_place)),
+        ("transpose_", TensorMethod(view_in_place::view_in_place)),
+        ("swapdims_", TensorMethod(view_in_place::view_in_place)),
         ("narrow", TensorMethod(shape::narrow)),
         ("dim", TensorMethod(facts::fact)),
         ("ndimension", TensorMethod(facts::fact)),
