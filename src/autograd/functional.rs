@@ -492,7 +492,6 @@ pub fn batch_norm_backward(
     let c = x.shape()[1];
     let dims_i: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
     let n = (x.numel() / c.max(1)) as f64;
-    let flat = |rt: &mut Runtime, t: &Arc<Tensor>| cg::reshape(rt, mode, t, &[c]);
     if !mode.enabled {
         return batch_norm_backward_in_place(rt, g, (x, w, mean, invstd), (dims, train), wanted);
     }
@@ -527,19 +526,38 @@ pub fn batch_norm_backward(
     };
     let mut out = vec![dx];
     if w.is_some() {
-        out.push(match want_w {
-            true => {
-                let dw = cg::bin(rt, mode, BinaryOp::Mul, &dotp, invstd)?;
-                Some(flat(rt, &dw)?)
-            }
-            false => None,
-        });
-        out.push(match want_b {
-            true => Some(flat(rt, &sum)?),
-            false => None,
-        });
+        out.extend(batch_norm_param_grads(
+            rt,
+            mode,
+            (&dotp, &sum, invstd),
+            (want_w, want_b),
+        )?);
     }
     Ok(out)
+}
+
+/// Batch norm's weight and bias gradients, each channel's: `dotp * invstd`
+/// and `sum` (of `g * (x - mean)` and of `g`), flat.
+fn batch_norm_param_grads(
+    rt: &mut Runtime,
+    mode: Mode,
+    (dotp, sum, invstd): (&Arc<Tensor>, &Arc<Tensor>, &Arc<Tensor>),
+    (want_w, want_b): (bool, bool),
+) -> R<[Option<Arc<Tensor>>; 2]> {
+    use super::create_graph as cg;
+    let c = sum.numel() as i64;
+    let dw = match want_w {
+        true => {
+            let dw = cg::bin(rt, mode, BinaryOp::Mul, dotp, invstd)?;
+            Some(cg::reshape(rt, mode, &dw, &[c as usize])?)
+        }
+        false => None,
+    };
+    let db = match want_b {
+        true => Some(cg::reshape(rt, mode, sum, &[c as usize])?),
+        false => None,
+    };
+    Ok([dw, db])
 }
 
 /// `t op other` written into `t` (a fresh buffer of the caller's) when the
@@ -613,18 +631,13 @@ fn batch_norm_backward_in_place(
     };
     let mut out = vec![dx];
     if w.is_some() {
-        let flat = |rt: &mut Runtime, t: &Arc<Tensor>| rt.reshape(t, &[c as i64]);
-        out.push(match want_w {
-            true => {
-                let dw = bin(rt, BinaryOp::Mul, &dotp, invstd)?;
-                Some(flat(rt, &dw)?)
-            }
-            false => None,
-        });
-        out.push(match want_b {
-            true => Some(flat(rt, &sum)?),
-            false => None,
-        });
+        let mode = Mode::off();
+        out.extend(batch_norm_param_grads(
+            rt,
+            mode,
+            (&dotp, &sum, invstd),
+            (want_w, want_b),
+        )?);
     }
     Ok(out)
 }
