@@ -167,16 +167,19 @@ impl Interp {
         span: Span,
     ) -> Result<Arc<Tensor>, Error> {
         let (packed, unpack) = cell.to_unpack()?;
+        let unpack = value(&unpack);
+        // Called by backward, no line of the program's calls it: shown as
+        // called where the hook is defined, as backward's other hooks are.
+        let span = match (&unpack, span == Span::default()) {
+            (Value::Function(f), true) => f.def.name.span,
+            _ => span,
+        };
         let mode = crate::autograd::Mode {
             enabled: recording,
             ..self.grad
         };
         let saved = std::mem::replace(&mut self.grad, mode);
-        let r = self.call_value(
-            value(&unpack),
-            vec![ArgVal::positional(value(&packed), span)],
-            span,
-        );
+        let r = self.call_value(unpack, vec![ArgVal::positional(value(&packed), span)], span);
         self.grad = saved;
         match r.map_err(|d| Error::Located(Box::new(d)))? {
             Value::Tensor(t) => Ok(t),
