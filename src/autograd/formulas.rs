@@ -713,6 +713,17 @@ impl Backward {
             }
             Backward::Cumsum { dim } => vec![Some(reductions::cumsum(rt, mode, g, *dim)?)],
             Backward::Flip { dims } => vec![Some(cg::flip(rt, mode, g, dims)?)],
+            Backward::PackPadded {
+                input_shape,
+                batch_sizes,
+                batch_first,
+            } => vec![Some(super::packed::pack_padded_backward(
+                rt,
+                g,
+                input_shape,
+                batch_sizes,
+                *batch_first,
+            )?)],
             Backward::Roll { shifts, dims } => {
                 let back: Vec<i64> = shifts.iter().map(|s| -s).collect();
                 let out = rt.roll(g, &back, dims)?;

@@ -36,6 +36,7 @@ pub mod meta;
 pub mod node;
 pub mod ops;
 pub mod optim;
+pub mod packed;
 pub mod pad;
 pub mod parts;
 pub mod pixel_shuffle;

@@ -670,6 +670,13 @@ pub enum Backward {
     Flip {
         dims: Vec<i64>,
     },
+    /// `_pack_padded_sequence`: each step's rows of the gradient copied
+    /// back into zeros of the padded input's shape (`packed.rs`).
+    PackPadded {
+        input_shape: Vec<usize>,
+        batch_sizes: Vec<usize>,
+        batch_first: bool,
+    },
     /// `roll(shifts, dims)`: the gradient rolled back.
     Roll {
         shifts: Vec<i64>,
@@ -988,6 +995,7 @@ impl Backward {
             | Cumsum { .. }
             | Flip { .. }
             | Roll { .. }
+            | PackPadded { .. }
             | Tri { .. }
             | Diagonal { .. }
             | Trace

@@ -130,22 +130,29 @@ impl Interp {
             }
             .at(def.name.span));
         }
-        let fields = def
-            .body
-            .iter()
-            .filter_map(|s| match &s.kind {
-                StmtKind::Annotated(name, _) => Some(name.name.clone()),
-                _ => None,
-            })
-            .collect();
+        // A class derived from a named tuple (`class PackedSequence(
+        // namedtuple(...))`) is one too: its fields, made and shown as the
+        // base's are.
+        let tuple_base = mro.iter().find(|c| c.tuple).cloned();
+        let fields = match &tuple_base {
+            Some(base) => base.fields.clone(),
+            None => def
+                .body
+                .iter()
+                .filter_map(|s| match &s.kind {
+                    StmtKind::Annotated(name, _) => Some(name.name.clone()),
+                    _ => None,
+                })
+                .collect(),
+        };
         let class = Arc::new(Class {
             name: def.name.name.clone(),
             bases,
             mro,
             attrs: Mutex::new(Vec::new()),
             fields,
-            dataclass: Default::default(),
-            tuple: false,
+            dataclass: std::sync::atomic::AtomicBool::new(tuple_base.is_some()),
+            tuple: tuple_base.is_some(),
         });
         for s in &def.body {
             match &s.kind {

@@ -640,6 +640,12 @@ static NATIVES: &[Native] = &[
         name: "_cudash.hostname",
     },
     Native {
+        name: "_cudash.pack_padded",
+    },
+    Native {
+        name: "_cudash.rnn_packed",
+    },
+    Native {
         name: "ast.literal_eval",
     },
     // PyTorch's deprecated spellings: they warn, then are `torch.amp`'s.
@@ -1844,6 +1850,9 @@ impl Interp {
         }
         if super::saved_tensors::NAMES.contains(&f.name) {
             return self.call_saved_hooks(f.name, args, span);
+        }
+        if super::packed_sequence::NAMES.contains(&f.name) {
+            return self.call_packed_sequence(f.name, args, span);
         }
         if super::tensorboard::NAMES.contains(&f.name) {
             return self.call_tensorboard(f.name, args, span);

@@ -58,6 +58,7 @@ mod operators;
 mod optimizer_state;
 mod out_arg;
 mod own_module;
+mod packed_sequence;
 mod parallel;
 pub(crate) mod param_containers;
 mod param_group;

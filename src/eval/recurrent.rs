@@ -25,7 +25,17 @@ impl Interp {
         args: Vec<ArgVal>,
         span: Span,
     ) -> Out {
-        let type_name = lock(m).type_name.clone();
+        let (type_name, layer) = {
+            let m = lock(m);
+            (m.type_name.clone(), matches!(m.layer, Layer::Recurrent(_)))
+        };
+        // `lstm(packed, hx)`: PyTorch's `RNNBase.forward` over a PackedSequence.
+        let given = args
+            .iter()
+            .find(|a| a.keyword.as_ref().map_or(true, |k| k.name == "input"));
+        if layer && given.is_some_and(|a| super::packed_sequence::is_packed(&a.value)) {
+            return self.recurrent_packed_forward(m, args, span);
+        }
         let mut input = None;
         let mut hx = None;
         for (k, a) in args.iter().enumerate() {
@@ -87,7 +97,7 @@ impl Interp {
 }
 
 /// `hx` as given: none, a tensor, or a pair of tensors (an LSTM's).
-fn state(v: &Value) -> Result<Option<Hidden>, Error> {
+pub(super) fn state(v: &Value) -> Result<Option<Hidden>, Error> {
     if matches!(v, Value::None) {
         return Ok(None);
     }
@@ -124,7 +134,7 @@ fn state(v: &Value) -> Result<Option<Hidden>, Error> {
 }
 
 /// A state as the program gets it: `(h, c)` for an LSTM, else `h`.
-fn state_value(h: Hidden) -> Value {
+pub(super) fn state_value(h: Hidden) -> Value {
     match h.c {
         Some(c) => Value::List(Arc::new(vec![Value::Tensor(h.h), Value::Tensor(c)])),
         None => Value::Tensor(h.h),

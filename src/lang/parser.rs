@@ -728,8 +728,13 @@ where
                 .ignore_then(kw(k))
                 .ignore_then(block.clone())
         };
+        // A method may be named as a device is (`def cuda(self)`, `def cpu(self)`).
+        let def_name = ident().or(select! {
+            Token::Device(DeviceLit::Cuda(None)) = e => Name::new("cuda".into(), e.span()),
+            Token::Device(DeviceLit::Cpu) = e => Name::new("cpu".into(), e.span()),
+        });
         let fn_def = kw(Kw::Fn)
-            .ignore_then(ident())
+            .ignore_then(def_name)
             .then(
                 param
                     .separated_by(p(Punct::Comma))

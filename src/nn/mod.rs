@@ -27,6 +27,7 @@ pub mod layers;
 pub mod module;
 pub mod parallel;
 pub mod recurrent;
+pub mod recurrent_packed;
 pub mod repr;
 
 pub use module::{Module, ModuleRef};

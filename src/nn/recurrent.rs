@@ -38,11 +38,11 @@ pub struct Hidden {
 }
 
 /// The weights of one direction of one layer (or of a cell).
-struct Weights {
-    w_ih: Arc<Tensor>,
-    w_hh: Arc<Tensor>,
-    b_ih: Option<Arc<Tensor>>,
-    b_hh: Option<Arc<Tensor>>,
+pub(super) struct Weights {
+    pub(super) w_ih: Arc<Tensor>,
+    pub(super) w_hh: Arc<Tensor>,
+    pub(super) b_ih: Option<Arc<Tensor>>,
+    pub(super) b_hh: Option<Arc<Tensor>>,
 }
 
 /// PyTorch's `reset_parameters`: every parameter uniform within
@@ -108,7 +108,7 @@ fn param(m: &Module, name: &str) -> Option<Arc<Tensor>> {
         .and_then(|(_, p)| p.clone())
 }
 
-fn weights(m: &Module, suffix: &str) -> R<Weights> {
+pub(super) fn weights(m: &Module, suffix: &str) -> R<Weights> {
     let need = |name: String| {
         param(m, &name).ok_or_else(|| Error::value(format!("{} has no `{name}`", m.type_name)))
     };
@@ -121,13 +121,13 @@ fn weights(m: &Module, suffix: &str) -> R<Weights> {
 }
 
 /// `(1, 2, 4)`, as Python prints a tuple of sizes.
-fn tuple(dims: &[usize]) -> String {
+pub(super) fn tuple(dims: &[usize]) -> String {
     let items: Vec<String> = dims.iter().map(usize::to_string).collect();
     format!("({})", items.join(", "))
 }
 
 /// `[1, 2, 4]`, as Python prints `list(t.size())`.
-fn list(dims: &[usize]) -> String {
+pub(super) fn list(dims: &[usize]) -> String {
     let items: Vec<String> = dims.iter().map(usize::to_string).collect();
     format!("[{}]", items.join(", "))
 }
@@ -317,7 +317,7 @@ fn one_state(name: &str) -> Error {
 
 /// `RNNBase.check_input`: the input's dtype is the weights' (outside
 /// autocast), its last size `input_size`.
-fn check_input(m: &Module, spec: &Recurrent, mode: Mode, x: &Tensor) -> R<()> {
+pub(super) fn check_input(m: &Module, spec: &Recurrent, mode: Mode, x: &Tensor) -> R<()> {
     let autocast = mode.autocast.cuda.is_some() || mode.autocast.cpu.is_some();
     if let Some(w) = param(m, "weight_ih_l0") {
         if x.dtype() != w.dtype() && !autocast {
@@ -373,7 +373,7 @@ fn direction(
 
 /// One step of the recurrence, the input already projected (`xw`, the
 /// input's gates), as RNN.cpp's cells compute it.
-fn step(
+pub(super) fn step(
     rt: &mut Runtime,
     mode: Mode,
     kind: Recurrence,
@@ -552,7 +552,7 @@ pub fn cell_forward(
 }
 
 /// `x.unbind(0)`, recorded (`UnbindBackward0`).
-fn unbind0(rt: &Runtime, mode: Mode, x: &Tensor) -> R<Vec<Arc<Tensor>>> {
+pub(super) fn unbind0(rt: &Runtime, mode: Mode, x: &Tensor) -> R<Vec<Arc<Tensor>>> {
     let parts: Vec<Arc<Tensor>> = view::unbind(x, 0)?.into_iter().map(Arc::new).collect();
     let backward = Backward::Split {
         dim: 0,
@@ -587,7 +587,13 @@ fn unsafe_chunk(rt: &Runtime, mode: Mode, x: &Tensor, n: i64) -> R<Vec<Arc<Tenso
 }
 
 /// `stack(xs, dim)` or `cat(xs, dim)`, recorded.
-fn join(rt: &mut Runtime, mode: Mode, xs: &[Arc<Tensor>], dim: i64, stack: bool) -> R<Arc<Tensor>> {
+pub(super) fn join(
+    rt: &mut Runtime,
+    mode: Mode,
+    xs: &[Arc<Tensor>],
+    dim: i64,
+    stack: bool,
+) -> R<Arc<Tensor>> {
     let refs: Vec<&Tensor> = xs.iter().map(|t| &**t).collect();
     let out = rt.join(&refs, dim, stack)?;
     record::join(rt, mode, &refs, out, dim, stack)

@@ -30,6 +30,7 @@ const MODULES: &[(&str, &str)] = &[
     ),
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
     ("torch.functional", include_str!("torch_functional.py")),
+    ("torch.nn.utils._rnn", include_str!("torch_nn_utils_rnn.py")),
     ("torch.linalg._ops", include_str!("torch_linalg_ops.py")),
     (
         "torch._linalg_compat",
@@ -136,6 +137,32 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "strided", "torch._layout"),
     ("torch", "sparse_coo", "torch._layout"),
     ("torch.cuda", "device", "torch.cuda._device"),
+    (
+        "torch.nn.utils.rnn",
+        "PackedSequence",
+        "torch.nn.utils._rnn",
+    ),
+    (
+        "torch.nn.utils.rnn",
+        "pack_padded_sequence",
+        "torch.nn.utils._rnn",
+    ),
+    (
+        "torch.nn.utils.rnn",
+        "pad_packed_sequence",
+        "torch.nn.utils._rnn",
+    ),
+    ("torch.nn.utils.rnn", "pack_sequence", "torch.nn.utils._rnn"),
+    (
+        "torch.nn.utils.rnn",
+        "unpack_sequence",
+        "torch.nn.utils._rnn",
+    ),
+    (
+        "torch.nn.utils.rnn",
+        "unpad_sequence",
+        "torch.nn.utils._rnn",
+    ),
     ("torch.optim", "Optimizer", "torch.optim.optimizer"),
     ("torch.optim", "LBFGS", "torch.optim.lbfgs"),
     ("os", "walk", "os._walk"),
