@@ -2,7 +2,7 @@
 // inputs into a new contiguous output. Semantics follow src/runtime/element.rs:
 // integers wrap, f16/bf16 compute in f32 and round once.
 
-enum BinOp { ADD, SUB, MUL, DIV, POW, FLOORDIV, REM, BAND, BOR, BXOR, MAXIMUM, MINIMUM, RSUB, FMOD };
+enum BinOp { ADD, SUB, MUL, DIV, POW, FLOORDIV, REM, BAND, BOR, BXOR, MAXIMUM, MINIMUM, RSUB, FMOD, LSHIFT, RSHIFT };
 enum CmpOp { EQ, NE, LT, LE, GT, GE, LAND, LOR, LXOR };
 enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC, BNOT, ERF, GELU, GELU_TANH, LOG1P,
             RSQRT, SIGN, TAN, ATAN, ASIN, ACOS, SINH, COSH, RECIPROCAL, LOG2, LOG10, EXPM1, EXP2,
@@ -77,6 +77,8 @@ template <class T, class U> __device__ __forceinline__ T int_pow(T base, T e) {
             if (OP == BAND) return a & b;                                                \
             if (OP == BOR) return a | b;                                                 \
             if (OP == BXOR) return a ^ b;                                                \
+            if (OP == LSHIFT) return (b < 0 || b >= (T)(8 * sizeof(T))) ? (T)0 : (T)((U)a << b); \
+            if (OP == RSHIFT) return a >> ((b < 0 || b >= (T)(8 * sizeof(T) - 1)) ? (T)(8 * sizeof(T) - 1) : b); \
             if (OP == MAXIMUM) return a < b ? b : a;                                         \
             if (OP == MINIMUM) return b < a ? b : a;                                         \
             if (OP == DIV || OP == FLOORDIV || OP == REM || OP == FMOD) {                \
@@ -107,6 +109,9 @@ template <int OP> struct Arith<u8, OP> {
         if (OP == BAND) return a & b;
         if (OP == BOR) return a | b;
         if (OP == BXOR) return a ^ b;
+        // A count of 8 or more (or past 127, negative as int8) shifts everything out.
+        if (OP == LSHIFT) return b >= 8 ? (u8)0 : (u8)(a << b);
+        if (OP == RSHIFT) return b >= 8 ? (u8)0 : (u8)(a >> b);
         if (OP == MAXIMUM) return a < b ? b : a;
         if (OP == MINIMUM) return b < a ? b : a;
         if (OP == DIV || OP == FLOORDIV || OP == REM || OP == FMOD) {
@@ -526,6 +531,9 @@ FOR_NUMS(ARITH_KERNELS)
 #define BITWISE_KERNELS(dt, T) \
     BINARY(bitwise_and, BAND, dt, T) BINARY(bitwise_or, BOR, dt, T) BINARY(bitwise_xor, BXOR, dt, T)
 FOR_INTS(BITWISE_KERNELS)
+#define SHIFT_KERNELS(dt, T) \
+    BINARY(bitwise_left_shift, LSHIFT, dt, T) BINARY(bitwise_right_shift, RSHIFT, dt, T)
+FOR_INTS(SHIFT_KERNELS)
 #define BOOL_ARITH_KERNELS(dt, T) \
     BINARY(add, ADD, dt, T) BINARY(mul, MUL, dt, T) BINARY(maximum, MAXIMUM, dt, T) BINARY(minimum, MINIMUM, dt, T) BITWISE_KERNELS(dt, T)
 DT_bool(BOOL_ARITH_KERNELS)

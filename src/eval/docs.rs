@@ -227,6 +227,8 @@ docs! {
     Function Math "bitwise_and", "bitwise_and(input, other)", "`input & other`: the bits both have (integers), logical and (bool); `other` may be a number.", "bitwise_and(tensor([1, 5, 11]), 3)";
     Function Math "bitwise_or", "bitwise_or(input, other)", "`input | other`: the bits either has (integers), logical or (bool).", "bitwise_or(tensor([1, 5, 11]), tensor([2, 7, 10]))";
     Function Math "bitwise_xor", "bitwise_xor(input, other)", "`input ^ other`: the bits exactly one has (integers), logical xor (bool).", "bitwise_xor(tensor([1, 5, 11]), tensor([2, 7, 10]))";
+    Function Math "bitwise_left_shift", "bitwise_left_shift(input, other)", "`input << other` (integers): the bits moved up, wrapping at the dtype's width; a count below 0 or past the width gives 0, as PyTorch's `lshift`.", "bitwise_left_shift(tensor([1, 3, -2]), 2)";
+    Function Math "bitwise_right_shift", "bitwise_right_shift(input, other)", "`input >> other` (integers): the bits moved down, the sign kept (arithmetic for signed dtypes); a count below 0 or past the width shifts by all but the sign bit, as PyTorch's `rshift`.", "bitwise_right_shift(tensor([16, -16, 7]), 2)";
     Function Math "bitwise_not", "bitwise_not(input)", "`~input`: each bit flipped (integers), logical not (bool).", "bitwise_not(tensor([0, 5], dtype=i32))";
     Function Math "where", "where(condition, input=none, other=none)", "`input` where the bool `condition` holds, else `other`; the three broadcast together, numbers adapt to the tensors' dtype. `where(condition)` alone is `nonzero(condition, as_tuple=true)`.", "x = tensor([-1., 2., -3.])\nwhere(x > 0, x, 0)";
     Function Math "masked_fill", "masked_fill(input, mask, value)", "`input` with `value` where the bool `mask` holds (`x.masked_fill(mask, value)`).", "masked_fill(zeros(3), arange(3) > 0, 5)";
@@ -414,6 +416,13 @@ docs! {
     Method Math "bitwise_and", "x.bitwise_and(other)", "`x & other`.", "tensor([1, 5, 11]).bitwise_and(3)";
     Method Math "bitwise_or", "x.bitwise_or(other)", "`x | other`.", "tensor([1, 5, 11]).bitwise_or(2)";
     Method Math "bitwise_xor", "x.bitwise_xor(other)", "`x ^ other`.", "tensor([1, 5, 11]).bitwise_xor(tensor([2, 7, 10]))";
+    Method Math "bitwise_left_shift", "x.bitwise_left_shift(other)", "`x << other`.", "tensor([1, 3, -2]).bitwise_left_shift(2)";
+    Method Math "bitwise_right_shift", "x.bitwise_right_shift(other)", "`x >> other`.", "tensor([16, -16, 7]).bitwise_right_shift(2)";
+    Method Math "bitwise_and_", "x.bitwise_and_(other)", "`x &= other`: in place.", "x = tensor([1, 5, 11])\nx.bitwise_and_(3)\nx";
+    Method Math "bitwise_or_", "x.bitwise_or_(other)", "`x |= other`: in place.", "x = tensor([1, 5, 11])\nx.bitwise_or_(2)\nx";
+    Method Math "bitwise_xor_", "x.bitwise_xor_(other)", "`x ^= other`: in place.", "x = tensor([1, 5, 11])\nx.bitwise_xor_(6)\nx";
+    Method Math "bitwise_left_shift_", "x.bitwise_left_shift_(other)", "`x <<= other`: in place.", "x = tensor([1, 3])\nx.bitwise_left_shift_(2)\nx";
+    Method Math "bitwise_right_shift_", "x.bitwise_right_shift_(other)", "`x >>= other`: in place.", "x = tensor([16, 7])\nx.bitwise_right_shift_(2)\nx";
     Method Math "bitwise_not", "x.bitwise_not()", "`~x`.", "arange(3).bitwise_not()";
     Method Math "where", "x.where(condition, other)", "`where(condition, x, other)`.", "x = arange(4)\nx.where(x > 1, -1)";
     Method Math "masked_fill", "x.masked_fill(mask, value)", "`x` with `value` (a number, or a 0-dim tensor) where the bool `mask` holds; mask and x broadcast together. Attention's causal mask: `att.masked_fill(bias[:, :, :T, :T] == 0, float('-inf'))`. Its gradient is zero where the mask holds (MaskedFillBackward0).", "x = arange(6.).reshape(2, 3)\nx.masked_fill(tril(ones(3, 3))[0] == 0, -1)";

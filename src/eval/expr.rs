@@ -1504,7 +1504,7 @@ fn scalar_binary(
     } {
         return cmp(r);
     }
-    if op.is_bitwise() {
+    if op.is_bitwise() || op.is_shift() {
         let Some((i, j)) = ints else {
             return Err(Error::wrong_type(
                 format!("the operands of `{}`", op.symbol()),
@@ -1515,8 +1515,19 @@ fn scalar_binary(
         let r = match op {
             BinaryOp::BitAnd => i & j,
             BinaryOp::BitOr => i | j,
-            _ => i ^ j,
+            BinaryOp::BitXor => i ^ j,
+            _ if j < 0 => return Err(Error::value("negative shift count")),
+            // Python's ints have no width: `>>` by any count keeps the sign.
+            BinaryOp::Shr => i >> j.min(63),
+            _ if i == 0 => 0,
+            _ => match u32::try_from(j).ok().and_then(|j| i.checked_shl(j)) {
+                Some(r) if r >> j == i => r,
+                _ => return Err(overflow()),
+            },
         };
+        if op.is_shift() {
+            return Ok(Value::Int(r));
+        }
         // bool op bool stays bool, as in Python.
         return Ok(match (a, b) {
             (Bool(_), Bool(_)) => Value::bool(r != 0),

@@ -28,6 +28,8 @@ fn methods(op: BinOp) -> Option<(&'static str, &'static str)> {
             BitAnd => ("__and__", "__rand__"),
             BitOr => ("__or__", "__ror__"),
             BitXor => ("__xor__", "__rxor__"),
+            Shl => ("__lshift__", "__rlshift__"),
+            Shr => ("__rshift__", "__rrshift__"),
             Eq => ("__eq__", "__eq__"),
             Ne => ("__ne__", "__ne__"),
             Lt => ("__lt__", "__gt__"),

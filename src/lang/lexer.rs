@@ -221,10 +221,10 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
     });
 
     // One character, then maybe a second and a third: `**`, `..`, `==`,
-    // `!=`, `<=`, `>=`, `//`, `+=` and the other augmented assignments,
-    // `**=`, `//=`.
+    // `!=`, `<=`, `>=`, `//`, `<<`, `>>`, `+=` and the other augmented
+    // assignments, `**=`, `//=`, `<<=`, `>>=`.
     let punct = one_of("()[]{},;:.=+-*/@<>!%&|^~")
-        .then(one_of("*./=>").or_not())
+        .then(one_of("*./=<>").or_not())
         .then(one_of("=.").or_not())
         .try_map(|((a, b), c): ((char, Option<char>), Option<char>), span| {
             let aug = |op| Some(Punct::Augmented(op));
@@ -232,11 +232,15 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
                 ('.', Some('.'), Some('.')) => Some(Punct::Ellipsis),
                 ('*', Some('*'), Some('=')) => aug(BinaryOp::Pow),
                 ('/', Some('/'), Some('=')) => aug(BinaryOp::FloorDiv),
+                ('<', Some('<'), Some('=')) => aug(BinaryOp::Shl),
+                ('>', Some('>'), Some('=')) => aug(BinaryOp::Shr),
                 (_, _, Some(_)) => None,
                 ('*', Some('*'), None) => Some(Punct::StarStar),
                 ('/', Some('/'), None) => Some(Punct::SlashSlash),
                 ('.', Some('.'), None) => Some(Punct::DotDot),
                 ('-', Some('>'), None) => Some(Punct::Arrow),
+                ('<', Some('<'), None) => Some(Punct::Shl),
+                ('>', Some('>'), None) => Some(Punct::Shr),
                 ('=', Some('='), None) => Some(Punct::EqEq),
                 ('!', Some('='), None) => Some(Punct::Ne),
                 ('<', Some('='), None) => Some(Punct::Le),

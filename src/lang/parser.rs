@@ -479,7 +479,7 @@ where
         ));
 
         atom.pratt((
-            postfix(13, postfix_op, |lhs: Expr, op, e| {
+            postfix(14, postfix_op, |lhs: Expr, op, e| {
                 let kind = match op {
                     Postfix::Call(args) => ExprKind::Call(Box::new(lhs), args),
                     Postfix::Attr(name) => ExprKind::Attr(Box::new(lhs), name),
@@ -491,12 +491,12 @@ where
                 }
             }),
             infix(
-                right(12),
+                right(13),
                 infix_op(Punct::StarStar, BinOp::Elementwise(BinaryOp::Pow)),
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
             prefix(
-                11,
+                12,
                 select! {
                     Token::P(Punct::Minus) => Punct::Minus,
                     Token::P(Punct::Tilde) => Punct::Tilde,
@@ -513,9 +513,9 @@ where
             ),
             // One `select!` per level: each failed alternative costs chumsky a
             // record of what was expected, on every operand. Python's levels:
-            // `* / // % @`, `+ -`, `&`, `^`, `|`, comparisons, `not`, `and`, `or`.
+            // `* / // % @`, `+ -`, `<< >>`, `&`, `^`, `|`, comparisons, `not`, `and`, `or`.
             infix(
-                left(10),
+                left(11),
                 select! {
                     Token::P(Punct::Star) => BinOp::Elementwise(BinaryOp::Mul),
                     Token::P(Punct::Slash) => BinOp::Elementwise(BinaryOp::Div),
@@ -526,10 +526,18 @@ where
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
             infix(
-                left(9),
+                left(10),
                 select! {
                     Token::P(Punct::Plus) => BinOp::Elementwise(BinaryOp::Add),
                     Token::P(Punct::Minus) => BinOp::Elementwise(BinaryOp::Sub),
+                },
+                |a, op, b, e| bin(op, a, b, e.span()),
+            ),
+            infix(
+                left(9),
+                select! {
+                    Token::P(Punct::Shl) => BinOp::Elementwise(BinaryOp::Shl),
+                    Token::P(Punct::Shr) => BinOp::Elementwise(BinaryOp::Shr),
                 },
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),

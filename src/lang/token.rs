@@ -166,6 +166,10 @@ pub enum Punct {
     StarStar,
     Slash,
     SlashSlash,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
     Percent,
     Amp,
     Pipe,
@@ -206,6 +210,8 @@ impl Punct {
             Punct::StarStar => "**",
             Punct::Slash => "/",
             Punct::SlashSlash => "//",
+            Punct::Shl => "<<",
+            Punct::Shr => ">>",
             Punct::Percent => "%",
             Punct::Amp => "&",
             Punct::Pipe => "|",
@@ -222,6 +228,8 @@ impl Punct {
                 BinaryOp::BitAnd => "&=",
                 BinaryOp::BitOr => "|=",
                 BinaryOp::BitXor => "^=",
+                BinaryOp::Shl => "<<=",
+                BinaryOp::Shr => ">>=",
                 _ => "=",
             },
             Punct::At => "@",

@@ -79,6 +79,8 @@ pub enum Bit {
     And,
     Or,
     Xor,
+    Shl,
+    Shr,
 }
 
 /// An integer type's conversions: integers and bools exactly (wrapping
@@ -130,10 +132,26 @@ macro_rules! wrapping_int_ops {
             0
         }
         fn bit(self, op: Bit, o: Self) -> Self {
+            // Shifts as PyTorch's `lshift` and `rshift` kernels: a count
+            // below 0 or past the bits gives 0 to the left and the sign
+            // (all but the sign bit shifted out) to the right.
+            let bits = (std::mem::size_of::<Self>() * 8) as i64;
+            let signed = Self::MIN != 0;
+            let count = o as i64;
             match op {
                 Bit::And => self & o,
                 Bit::Or => self | o,
                 Bit::Xor => self ^ o,
+                Bit::Shl if count < 0 || count >= bits => 0,
+                Bit::Shl => ((self as u64) << count) as Self,
+                Bit::Shr => {
+                    let most = bits - signed as i64;
+                    match count < 0 || count >= most {
+                        true if signed => self >> (most as u32),
+                        true => 0,
+                        false => self >> (count as u32),
+                    }
+                }
             }
         }
         fn bit_not(self) -> Self {

@@ -20,6 +20,11 @@ pub enum BinaryOp {
     BitAnd,
     BitOr,
     BitXor,
+    /// `<<`: integers only; a shift count out of 0..bits gives 0.
+    Shl,
+    /// `>>`: arithmetic for signed integers; a count out of range shifts
+    /// by all but the sign bit (PyTorch's `rshift`).
+    Shr,
     Maximum,
     Minimum,
     Eq,
@@ -34,7 +39,7 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 22] = [
+    pub const ALL: [BinaryOp; 24] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
@@ -46,6 +51,8 @@ impl BinaryOp {
         BinaryOp::BitAnd,
         BinaryOp::BitOr,
         BinaryOp::BitXor,
+        BinaryOp::Shl,
+        BinaryOp::Shr,
         BinaryOp::Maximum,
         BinaryOp::Minimum,
         BinaryOp::Eq,
@@ -72,6 +79,8 @@ impl BinaryOp {
             BinaryOp::BitAnd => "&",
             BinaryOp::BitOr => "|",
             BinaryOp::BitXor => "^",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
             BinaryOp::Eq => "==",
             BinaryOp::Ne => "!=",
             BinaryOp::Lt => "<",
@@ -96,6 +105,8 @@ impl BinaryOp {
             BinaryOp::BitAnd => "bitwise_and",
             BinaryOp::BitOr => "bitwise_or",
             BinaryOp::BitXor => "bitwise_xor",
+            BinaryOp::Shl => "bitwise_left_shift",
+            BinaryOp::Shr => "bitwise_right_shift",
             BinaryOp::Maximum => "maximum",
             BinaryOp::Minimum => "minimum",
             BinaryOp::Eq => "eq",
@@ -136,6 +147,11 @@ impl BinaryOp {
     /// `&`, `|`, `^`: integers and bool only.
     pub fn is_bitwise(self) -> bool {
         matches!(self, BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor)
+    }
+
+    /// `<<` and `>>`: integers only (not bool, not floats).
+    pub fn is_shift(self) -> bool {
+        matches!(self, BinaryOp::Shl | BinaryOp::Shr)
     }
 
     /// `//`, `%` and `fmod`: an integer divisor of 0 is an error on the cpu.

@@ -181,6 +181,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("bitwise_and", pointwise::binary),
     ("bitwise_or", pointwise::binary),
     ("bitwise_xor", pointwise::binary),
+    ("bitwise_left_shift", pointwise::binary),
+    ("bitwise_right_shift", pointwise::binary),
     ("where", pointwise::where_),
     ("masked_fill", masked::masked_fill),
     ("roll", roll::roll),

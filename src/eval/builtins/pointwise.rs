@@ -89,7 +89,7 @@ impl Interp {
     ) -> Result<Value, Diagnostic> {
         let op = binary_op(name).map_err(|e| e.at(b.span))?;
         let (other, weak) = self.operand_arg(b, "other")?;
-        if weak && !op.divides() && !op.is_bitwise() {
+        if weak && !op.divides() && !op.is_bitwise() && !op.is_shift() {
             let span = b.span_of("other");
             let hint = match op {
                 BinaryOp::Maximum => " (for a number, `clamp(x, min=n)`)",

@@ -80,7 +80,7 @@ pub fn binary(op: BinaryOp, dt: DType) -> Option<Kernel> {
                 BinaryOp::Add | BinaryOp::Mul | BinaryOp::Maximum | BinaryOp::Minimum
             ) || op.is_bitwise()
         }
-        _ if dt.is_float() => !op.is_bitwise(),
+        _ if dt.is_float() => !op.is_bitwise() && !op.is_shift(),
         _ => true,
     };
     supported.then(|| {
@@ -260,7 +260,7 @@ pub fn reduce(pass: Pass, op: ReduceOp, dt: DType) -> Option<Kernel> {
     ))
 }
 
-pub const BINARY_OPS: [BinaryOp; 22] = BinaryOp::ALL;
+pub const BINARY_OPS: [BinaryOp; 24] = BinaryOp::ALL;
 
 pub const UNARY_OPS: [UnaryOp; 35] = UnaryOp::ALL;
 

@@ -208,6 +208,23 @@ pub fn check_binary(op: BinaryOp, a: Operand, b: Operand, compute: DType) -> Res
             Some("convert first, e.g. `x.to(i64)`".into()),
         ));
     }
+    if op.is_shift() && (compute.is_float() || compute == DType::Bool) {
+        return Err(Error::Module {
+            class: "NotImplementedError",
+            message: format!(
+                "`{}` is not implemented for {compute}: shifts take integers (PyTorch's \"{}\" \
+                 not implemented for '{}')",
+                op.symbol(),
+                if op == BinaryOp::Shl {
+                    "lshift"
+                } else {
+                    "rshift"
+                },
+                compute.scalar_name()
+            ),
+            help: Some("convert first, e.g. `x.to(i64)`".into()),
+        });
+    }
     if op.is_bitwise() && compute.is_float() {
         return Err(Error::dtype(
             format!(

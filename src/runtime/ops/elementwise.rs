@@ -232,6 +232,8 @@ fn arith<T: Num + Stored>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize])
         BinaryOp::BitAnd => zip::<T, T>(a, b, shape, |x, y| x.bit(Bit::And, y)),
         BinaryOp::BitOr => zip::<T, T>(a, b, shape, |x, y| x.bit(Bit::Or, y)),
         BinaryOp::BitXor => zip::<T, T>(a, b, shape, |x, y| x.bit(Bit::Xor, y)),
+        BinaryOp::Shl => zip::<T, T>(a, b, shape, |x, y| x.bit(Bit::Shl, y)),
+        BinaryOp::Shr => zip::<T, T>(a, b, shape, |x, y| x.bit(Bit::Shr, y)),
         BinaryOp::Maximum => zip::<T, T>(a, b, shape, |x, y| x.maximum(y)),
         BinaryOp::Minimum => zip::<T, T>(a, b, shape, |x, y| x.minimum(y)),
         _ => zip::<T, T>(a, b, shape, |x, y| x.pow(y)),
