@@ -298,3 +298,44 @@ fn the_norms_hold_what_pytorchs_kernels_hold() {
         );
     }
 }
+
+/// A dropout in place on a GPU (`nn.Dropout(inplace=True)`, PyTorch's
+/// `dropout_`) leaves the noise behind, a tensor of x's dtype that
+/// `MulBackward0` keeps; out of place it is the fused kernel's result and
+/// its one-byte mask. The peak of the in-place one is the noise and what
+/// draws it (a draw and a mask at once), never a second copy of x.
+#[test]
+fn dropout_in_place_keeps_its_noise_and_no_second_output() {
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        "w = randn(1024, 256, device=cuda, requires_grad=true)\nx = w * 2",
+    );
+    let n = 1024 * 256 * 4;
+    let allocated = |s: &mut Session| -> i64 {
+        common::ok_in(s, "memory_allocated()")
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let before = allocated(&mut s);
+    let peak = peak_during(&mut s, "y = Dropout(0.5, inplace=true)(x)");
+    assert_eq!(
+        allocated(&mut s) - before,
+        n,
+        "the noise, kept by MulBackward0"
+    );
+    assert!(
+        peak <= n + n / 4 + 4096,
+        "the in-place dropout's peak grew by {peak}"
+    );
+    let same = common::ok_in(&mut s, "(y is x, x._version, x.grad_fn.name())");
+    assert!(
+        same.contains("true") && same.contains("1") && same.contains("MulBackward0"),
+        "{same}"
+    );
+    let before = allocated(&mut s);
+    common::ok_in(&mut s, "z = dropout(w * 2, 0.5)");
+    // The product freed; z and its mask stay.
+    assert_eq!(allocated(&mut s) - before, n + n / 4);
+}

@@ -134,6 +134,38 @@ pub fn dropout(
     ))
 }
 
+/// `dropout(x, p, training, inplace=True)` (`nn.Dropout(p, inplace=True)`):
+/// PyTorch's `dropout_`, which takes no fused kernel on any device: the
+/// noise `bernoulli(1 - p) / (1 - p)` in x's dtype, written into x by
+/// `x.mul_(noise)` (`MulBackward0`, the noise saved); `p == 1` multiplies
+/// by a 0-d zero.
+pub fn dropout_(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, p: f64, training: bool) -> R<()> {
+    check_dropout(x, p)?;
+    if !training || p == 0.0 || x.numel() == 0 {
+        return Ok(());
+    }
+    let noise = noise(rt, x, x.shape(), p)?;
+    super::inplace::binary_(rt, mode, BinaryOp::Mul, x, Operand::strong(&noise))
+}
+
+/// A dropout's noise of `shape` (x's, or one per channel): each element
+/// `1 / (1 - p)` or 0, in x's dtype; for `p == 1` a 0-d zero.
+fn noise(rt: &mut Runtime, x: &Tensor, shape: &[usize], p: f64) -> R<Arc<Tensor>> {
+    if p == 1.0 {
+        return super::ops::full(rt, &[], x.dtype(), x.device(), 0);
+    }
+    let keep = kept(rt, x, shape, p)?;
+    let noise = rt.cast(&keep, x.dtype())?;
+    drop(keep);
+    // `noise.div_(1 - p)`: in place, as PyTorch's.
+    rt.binary_(
+        BinaryOp::Div,
+        &noise,
+        Operand::weak(&Tensor::scalar(1.0 - p)),
+    )?;
+    Ok(noise)
+}
+
 /// Which elements a dropout keeps: a bool tensor of `shape` on `x`'s
 /// device, each true with probability `1 - p` (a uniform draw below it;
 /// on the CPU a double, as PyTorch's `bernoulli_(1 - p)` draws).
@@ -178,6 +210,40 @@ pub fn dropout2d(
     p: f64,
     training: bool,
 ) -> R<Arc<Tensor>> {
+    check_feature_dropout(rt, x, p)?;
+    if !training || p == 0.0 || x.numel() == 0 {
+        return Ok(Arc::clone(x));
+    }
+    let noise = feature_noise(rt, x, p)?;
+    record::binary(
+        rt,
+        mode,
+        BinaryOp::Mul,
+        Operand::strong(x),
+        Operand::strong(&noise),
+    )
+}
+
+/// `dropout2d(x, p, training, inplace=True)`: the channels' noise written
+/// into x (`x.mul_(noise)`, `MulBackward0`), as PyTorch's `feature_dropout_`.
+pub fn dropout2d_(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, p: f64, training: bool) -> R<()> {
+    check_feature_dropout(rt, x, p)?;
+    if !training || p == 0.0 || x.numel() == 0 {
+        return Ok(());
+    }
+    let noise = feature_noise(rt, x, p)?;
+    super::inplace::binary_(rt, mode, BinaryOp::Mul, x, Operand::strong(&noise))
+}
+
+/// One noise value per channel of each sample: [N, C, 1, ...].
+fn feature_noise(rt: &mut Runtime, x: &Tensor, p: f64) -> R<Arc<Tensor>> {
+    let mut shape = vec![1; x.ndim()];
+    shape[..2].copy_from_slice(&x.shape()[..2]);
+    noise(rt, x, &shape, p)
+}
+
+/// A feature dropout's checks and PyTorch's warnings of its input's rank.
+fn check_feature_dropout(rt: &mut Runtime, x: &Tensor, p: f64) -> R<()> {
     check_dropout(x, p)?;
     // PyTorch warns of any other rank but 3 and 4, and of 3 (read as
     // (N, C, L)), and drops features of whatever it is given: on a 2-D
@@ -208,25 +274,7 @@ pub fn dropout2d(
                 .into(),
         );
     }
-    if !training || p == 0.0 || x.numel() == 0 {
-        return Ok(Arc::clone(x));
-    }
-    let mut shape = vec![1; x.ndim()];
-    shape[..2].copy_from_slice(&x.shape()[..2]);
-    let noise = if p == 1.0 {
-        super::ops::full(rt, &shape, x.dtype(), x.device(), 0)?
-    } else {
-        let keep = kept(rt, x, &shape, p)?;
-        let keep = rt.cast(&keep, x.dtype())?;
-        bin_s(rt, BinaryOp::Div, &keep, 1.0 - p)?
-    };
-    record::binary(
-        rt,
-        mode,
-        BinaryOp::Mul,
-        Operand::strong(x),
-        Operand::strong(&noise),
-    )
+    Ok(())
 }
 
 /// What `batch_norm` computes with, besides the input: the running

@@ -596,19 +596,27 @@ pub(super) fn scaled_dot_product_attention(me: &mut Interp, _: &'static str, b: 
     ))
 }
 
-/// `dropout(input, p=0.5, training=true)`.
+/// `dropout(input, p=0.5, training=true, inplace=false)`.
 pub(super) fn dropout(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
     let p = b.float("p")?.unwrap_or(0.5);
     let training = b.bool("training", true)?;
+    if b.bool("inplace", false)? {
+        functional::dropout_(&mut me.rt, me.grad, &x, p, training).map_err(|e| e.at(b.span))?;
+        return Ok(Value::Tensor(x));
+    }
     b.result(functional::dropout(&mut me.rt, me.grad, &x, p, training))
 }
 
-/// `dropout2d(input, p=0.5, training=true)`: whole channels zeroed.
+/// `dropout2d(input, p=0.5, training=true, inplace=false)`: whole channels zeroed.
 pub(super) fn dropout2d(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
     let p = b.float("p")?.unwrap_or(0.5);
     let training = b.bool("training", true)?;
+    if b.bool("inplace", false)? {
+        functional::dropout2d_(&mut me.rt, me.grad, &x, p, training).map_err(|e| e.at(b.span))?;
+        return Ok(Value::Tensor(x));
+    }
     b.result(functional::dropout2d(&mut me.rt, me.grad, &x, p, training))
 }
 

@@ -491,7 +491,7 @@ fn settings(
                 Pickled::Tuple(sizes.iter().map(|&s| int(s)).collect()),
             ),
         ],
-        Layer::Dropout { p, .. } => vec![("p", f(*p)), ("inplace", b(false))],
+        Layer::Dropout { p, inplace, .. } => vec![("p", f(*p)), ("inplace", b(*inplace))],
         Layer::Activation { op, inplace } => match op {
             UnaryOp::Relu | UnaryOp::Silu | UnaryOp::Mish => vec![("inplace", b(*inplace))],
             UnaryOp::Gelu => vec![("approximate", text("none"))],

@@ -129,6 +129,8 @@ pub enum Layer {
     Dropout {
         p: f64,
         channels: bool,
+        /// `inplace=True`: the noise written into the input (`x.mul_`).
+        inplace: bool,
     },
     /// An elementwise activation; `inplace` (`nn.ReLU(inplace=True)`)
     /// writes it into its input, as PyTorch's `relu_`.

@@ -518,8 +518,23 @@ pub fn forward(
             let w = param("weight").ok_or_else(|| Error::value("Embedding has no weight"))?;
             record::embedding(rt, mode, &w, x, *padding_idx)
         }
-        Layer::Dropout { p, channels: false } => functional::dropout(rt, mode, x, *p, m.training),
-        Layer::Dropout { p, channels: true } => functional::dropout2d(rt, mode, x, *p, m.training),
+        Layer::Dropout {
+            p,
+            channels,
+            inplace: true,
+        } => {
+            match channels {
+                false => functional::dropout_(rt, mode, x, *p, m.training)?,
+                true => functional::dropout2d_(rt, mode, x, *p, m.training)?,
+            }
+            Ok(Arc::clone(x))
+        }
+        Layer::Dropout {
+            p, channels: false, ..
+        } => functional::dropout(rt, mode, x, *p, m.training),
+        Layer::Dropout {
+            p, channels: true, ..
+        } => functional::dropout2d(rt, mode, x, *p, m.training),
         Layer::Activation { op, inplace: true } => {
             crate::autograd::inplace::unary_(rt, mode, *op, x)?;
             Ok(Arc::clone(x))

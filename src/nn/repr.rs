@@ -175,7 +175,10 @@ fn extra_repr(m: &super::Module) -> String {
         Layer::Flatten { start_dim, end_dim } => {
             format!("start_dim={start_dim}, end_dim={end_dim}")
         }
-        Layer::Dropout { p, .. } => format!("p={}, inplace=False", py_float(*p)),
+        Layer::Dropout { p, inplace, .. } => {
+            let inplace = if *inplace { "True" } else { "False" };
+            format!("p={}, inplace={inplace}", py_float(*p))
+        }
         Layer::GroupNorm {
             groups,
             num_channels,

@@ -151,7 +151,13 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 .at(b.span_of("p")));
             }
             let channels = name == "Dropout2d";
-            module(Module::new(name, Layer::Dropout { p, channels }))
+            let inplace = b.bool("inplace", false)?;
+            let layer = Layer::Dropout {
+                p,
+                channels,
+                inplace,
+            };
+            module(Module::new(name, layer))
         }
         "Softmax2d" => module(Module::new(name, Layer::Softmax2d)),
         "Bilinear" => {

@@ -184,7 +184,12 @@ fn activation(b: &Bound) -> Result<(FeedForward, Option<ModuleRef>), Diagnostic>
 }
 
 fn dropout(p: f64) -> ModuleRef {
-    Module::new("Dropout", Layer::Dropout { p, channels: false }).into_ref()
+    let layer = Layer::Dropout {
+        p,
+        channels: false,
+        inplace: false,
+    };
+    Module::new("Dropout", layer).into_ref()
 }
 
 fn norm(me: &mut Interp, spec: &LayerSpec) -> Result<ModuleRef, Error> {

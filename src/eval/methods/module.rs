@@ -65,6 +65,7 @@ impl Interp {
                 Some(Value::Int(*out_features as i64))
             }
             ("p", Layer::Dropout { p, .. }) => Some(Value::float(*p)),
+            ("inplace", Layer::Dropout { inplace, .. }) => Some(Value::bool(*inplace)),
             ("dim", Layer::DataParallel { dim, .. }) => Some(Value::Int(*dim)),
             ("dim", Layer::Softmax { dim, .. }) => Some(dim.map_or(Value::None, Value::Int)),
             (

@@ -362,7 +362,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 888);
+        assert_eq!(all.len(), 898);
     }
 
     #[test]
