@@ -32,7 +32,7 @@ impl Interp {
         // `lstm(packed, hx)`: PyTorch's `RNNBase.forward` over a PackedSequence.
         let given = args
             .iter()
-            .find(|a| a.keyword.as_ref().map_or(true, |k| k.name == "input"));
+            .find(|a| a.keyword.as_ref().is_none_or(|k| k.name == "input"));
         if layer && given.is_some_and(|a| super::packed_sequence::is_packed(&a.value)) {
             return self.recurrent_packed_forward(m, args, span);
         }
