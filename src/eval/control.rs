@@ -233,6 +233,8 @@ impl Interp {
         }
         Ok(match container {
             Value::List(items) => items.iter().any(equal),
+            // `b"PK" in data`, `0 in data`.
+            Value::Bytes(b) => super::bytes::contains(b, item).map_err(|e| e.at(span))?,
             // As it is now, unlocked: comparing may read the list itself
             // (`xs in xs`).
             Value::MutList(items) => {

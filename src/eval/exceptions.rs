@@ -68,6 +68,7 @@ pub static CLASSES: &[ExceptionClass] = &[
     class("ValueError", Some("Exception")),
     class("UnicodeError", Some("ValueError")),
     class("UnicodeDecodeError", Some("UnicodeError")),
+    class("UnicodeEncodeError", Some("UnicodeError")),
     // pickle.UnpicklingError (PyTorch's safe load raises it).
     class("UnpicklingError", Some("Exception")),
     // json.JSONDecodeError (json.decoder's).

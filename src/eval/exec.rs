@@ -195,6 +195,7 @@ fn literal(e: &ExprKind) -> bool {
         ExprKind::Int(_)
         | ExprKind::Float(_)
         | ExprKind::Str(_)
+        | ExprKind::Bytes(_)
         | ExprKind::Bool(_)
         | ExprKind::None => true,
         ExprKind::Var(n) => matches!(n.name.as_str(), "True" | "False" | "None"),

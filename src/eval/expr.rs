@@ -130,6 +130,7 @@ impl Interp {
             ExprKind::Int(i) => Ok(Value::Int(*i)),
             ExprKind::Float(x) => Ok(Value::float(*x)),
             ExprKind::Str(s) => Ok(Value::Str(Arc::new(s.clone()))),
+            ExprKind::Bytes(b) => Ok(Value::Bytes(Arc::new(b.clone()))),
             ExprKind::FString(parts) => self.eval_fstring(parts, d),
             ExprKind::Lambda(def) => Ok(Value::Function(Arc::new(self.function_of(def)?))),
             ExprKind::Comprehension(c) => self.eval_comprehension(c, d),
@@ -233,6 +234,27 @@ impl Interp {
             Value::Object(o) if o.class.tuple => {
                 let list = Arc::new(o.tuple_items());
                 return self.list_get(&list, false, items, span, d);
+            }
+            // `b[0]`: an int; `b[4:8]`: bytes.
+            Value::Bytes(bytes) => {
+                let ints: Vec<Value> = bytes.iter().map(|&c| Value::Int(c as i64)).collect();
+                let at = self.list_at(items, span, d)?;
+                let one = matches!(at, ListAt::One(..));
+                let picked = pick(&ints, false, at, span)?;
+                return Ok(match (one, picked) {
+                    (true, v) => v,
+                    (false, v) => {
+                        let parts = v.items().unwrap_or_default();
+                        let picked: Vec<u8> = parts
+                            .iter()
+                            .filter_map(|c| match c {
+                                Value::Int(c) => Some(*c as u8),
+                                _ => None,
+                            })
+                            .collect();
+                        Value::Bytes(Arc::new(picked))
+                    }
+                });
             }
             // `s[0]`, `s[:30]`: a string's characters, as a list's items.
             Value::Str(text) => {
@@ -1639,6 +1661,7 @@ fn equal_within(a: &Value, b: &Value, depth: usize) -> bool {
     match (a, b) {
         (Value::None, Value::None) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Bytes(x), Value::Bytes(y)) => x == y,
         // A values view equals only itself; a keys or an items view, a set
         // of the same items.
         (Value::DictView(x), Value::DictView(y)) if Arc::ptr_eq(x, y) => true,

@@ -50,7 +50,12 @@ pub(super) fn open(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
             .at(b.span_of("encoding")));
         }
     }
+    // `"rb"` and `"br"` are one mode, as Python reads them.
     let kind: String = mode.chars().filter(|&c| c != 't').collect();
+    let kind = match kind.contains('b') && kind.len() == 2 {
+        true => format!("{}b", kind.replace('b', "")),
+        false => kind,
+    };
     let at = |e: Error| e.at(b.span);
     let state =
         match kind.as_str() {
@@ -83,18 +88,27 @@ pub(super) fn open(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
                 std::fs::File::open(&path).map_err(|e| at(os_error(&e, &path)))?;
                 State::Binary {
                     writing: false,
+                    at: 0,
                     gzip: false,
                 }
             }
-            "wb" => {
-                std::fs::File::create(&path).map_err(|e| at(os_error(&e, &path)))?;
+            "wb" | "ab" => {
+                let mut options = std::fs::OpenOptions::new();
+                match kind.as_str() {
+                    "wb" => options.write(true).create(true).truncate(true),
+                    _ => options.append(true).create(true),
+                };
+                options.open(&path).map_err(|e| at(os_error(&e, &path)))?;
                 State::Binary {
                     writing: true,
+                    at: 0,
                     gzip: false,
                 }
             }
             _ if mode.contains('b') => return Err(Error::value_help(
-                format!("cudash's open() takes binary mode as \"rb\" or \"wb\", not '{mode}'"),
+                format!(
+                    "cudash's open() takes binary mode as \"rb\", \"wb\" or \"ab\", not '{mode}'"
+                ),
                 "a binary file is for `torch.save(obj, f)` (\"wb\") and `torch.load(f)` (\"rb\"); \
                  open text with \"r\", \"w\" or \"a\"",
             )
@@ -137,6 +151,7 @@ pub(super) fn gzip_open(args: &[super::args::ArgVal], span: Span) -> Result<Valu
             std::fs::File::open(&path).map_err(|e| at(os_error(&e, &path)))?;
             State::Binary {
                 writing: false,
+                at: 0,
                 gzip: true,
             }
         }
@@ -149,6 +164,7 @@ pub(super) fn gzip_open(args: &[super::args::ArgVal], span: Span) -> Result<Valu
             options.open(&path).map_err(|e| at(os_error(&e, &path)))?;
             State::Binary {
                 writing: true,
+                at: 0,
                 gzip: true,
             }
         }
@@ -178,6 +194,86 @@ pub(super) fn gzip_open(args: &[super::args::ArgVal], span: Span) -> Result<Valu
     }))))
 }
 
+/// `f.read(size=-1)`, `f.write(b)`, `f.seek(offset, whence=0)` and
+/// `f.tell()` of a file opened in binary mode: bytes, read from where the
+/// file is and written at its end; None for the methods every file has.
+fn binary_method(
+    name: &str,
+    path: &str,
+    writing: bool,
+    pos: &mut u64,
+    b: &Bound,
+) -> Result<Option<Value>, Diagnostic> {
+    use std::io::{Read, Seek, SeekFrom};
+    let at = |e: Error| e.at(b.span);
+    let io = |e: std::io::Error| at(os_error(&e, path));
+    match name {
+        "read" if !writing => {
+            let size = b.int("size")?.unwrap_or(-1);
+            let mut f = std::fs::File::open(path).map_err(io)?;
+            f.seek(SeekFrom::Start(*pos)).map_err(io)?;
+            let mut out = Vec::new();
+            match u64::try_from(size) {
+                Ok(n) => f.take(n).read_to_end(&mut out),
+                Err(_) => f.read_to_end(&mut out),
+            }
+            .map_err(io)?;
+            *pos += out.len() as u64;
+            Ok(Some(Value::Bytes(Arc::new(out))))
+        }
+        "readline" | "readlines" | "read" => Err(at(unsupported(match writing {
+            true => "read",
+            false => "cudash reads a binary file with read(size)",
+        }))),
+        "write" if writing => {
+            let data = match b.get("s") {
+                Some((Value::Bytes(d), _)) => Arc::clone(d),
+                Some((v, span)) => {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: format!(
+                            "a bytes-like object is required, not '{}'",
+                            super::format::python_type(v)
+                        ),
+                        help: Some("a file opened \"wb\" writes bytes: `s.encode()`".into()),
+                    }
+                    .at(*span))
+                }
+                None => return Err(at(Error::value("write() needs bytes"))),
+            };
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(path)
+                .map_err(io)?;
+            f.write_all(&data).map_err(io)?;
+            *pos += data.len() as u64;
+            Ok(Some(Value::Int(data.len() as i64)))
+        }
+        "write" | "writelines" => Err(at(unsupported("write"))),
+        "seek" => {
+            let offset = b.int("offset")?.unwrap_or(0);
+            let size = || std::fs::metadata(path).map(|m| m.len() as i64).map_err(io);
+            let to = match b.int("whence")?.unwrap_or(0) {
+                0 => offset,
+                1 => *pos as i64 + offset,
+                2 => size()? + offset,
+                w => {
+                    return Err(at(Error::value(format!(
+                        "invalid whence ({w}, should be 0, 1 or 2)"
+                    ))))
+                }
+            };
+            if to < 0 {
+                return Err(at(Error::value(format!("negative seek position {to}"))));
+            }
+            *pos = to as u64;
+            Ok(Some(Value::Int(to)))
+        }
+        "tell" => Ok(Some(Value::Int(*pos as i64))),
+        _ => Ok(None),
+    }
+}
+
 /// `f.read(size=-1)`, `f.readline()`, `f.readlines()`, `f.write(s)`,
 /// `f.writelines(lines)`, `f.close()`.
 pub(super) fn file_method(
@@ -189,6 +285,17 @@ pub(super) fn file_method(
     let at = |e: Error| e.at(b.span);
     let mut file = lock(f);
     let text = |s: String| Value::Str(Arc::new(s));
+    let path = file.name.clone();
+    if let State::Binary {
+        writing,
+        at: pos,
+        gzip: false,
+    } = &mut file.state
+    {
+        if let Some(v) = binary_method(name, &path, *writing, pos, b)? {
+            return Ok(v);
+        }
+    }
     match name {
         "read" => {
             let size = b.int("size")?.unwrap_or(-1);
@@ -276,6 +383,34 @@ pub(super) fn file_method(
         "close" => {
             file.close();
             Ok(Value::None)
+        }
+        // A text file's place is a byte offset of its text (Python's is an
+        // opaque cookie; `f.seek(0)` to read it again is what programs do).
+        "seek" | "tell" => {
+            let (all, pos) = file.text().map_err(at)?;
+            if name == "tell" {
+                return Ok(Value::Int(*pos as i64));
+            }
+            let offset = b.int("offset")?.unwrap_or(0);
+            let whence = b.int("whence")?.unwrap_or(0);
+            let to = match whence {
+                0 => offset,
+                _ if offset != 0 => {
+                    return Err(at(unsupported("can't do nonzero cur-relative seeks")))
+                }
+                1 => *pos as i64,
+                _ => all.len() as i64,
+            };
+            match usize::try_from(to)
+                .ok()
+                .filter(|&k| all.is_char_boundary(k))
+            {
+                Some(k) => {
+                    *pos = k;
+                    Ok(Value::Int(to))
+                }
+                None => Err(at(Error::value(format!("cannot seek to {to} in the text")))),
+            }
         }
         // `sys.stderr.isatty()`: whether the stream is a terminal's (only
         // where cudash prints on this process's own streams); a file's is not.

@@ -32,6 +32,7 @@ pub fn repr_of(v: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(x) => show::float(x.get()),
         Value::Str(s) => quote(s),
+        Value::Bytes(b) => super::bytes::repr(b),
         // A parameter group: its dict, as PyTorch's is one.
         Value::ParamGroup(g) => repr_of(&Value::Dict(super::param_group::group_dict(&g.0, g.1))),
         Value::Optimizer(o) => optimizer_repr(o),
@@ -304,6 +305,7 @@ fn builtin_type(v: &Value) -> &'static str {
         Value::Float(_) => "float",
         Value::Bool(_) => "bool",
         Value::Str(_) => "str",
+        Value::Bytes(_) => "bytes",
         Value::None => "NoneType",
         Value::Tensor(_) => "Tensor",
         Value::List(_) => "tuple",

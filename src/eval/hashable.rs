@@ -26,6 +26,14 @@ impl Key {
             Value::Device(d) => Key::Device(Some(d.get())),
             Value::CurrentCuda => Key::Device(None),
             Value::MutList(_) | Value::Dict(_) | Value::Set(_) | Value::DictView(_) => return None,
+            // Bytes by their contents: a key no other value makes (the
+            // bytes in hex beside `cuda`, which no tuple of a program's
+            // holds as a dict key).
+            Value::Bytes(b) => {
+                let hex: String = b.iter().map(|c| format!("{c:02x}")).collect();
+                let inner = Key::Tuple(Arc::new(vec![Key::Device(None), Key::Str(hex)]));
+                Key::Hashed(Arc::new((inner, v.clone())))
+            }
             // A named tuple hashes and compares as the tuple of its items.
             Value::Object(o) if o.class.tuple => {
                 let items = Value::List(Arc::new(o.tuple_items()));

@@ -643,6 +643,12 @@ static NATIVES: &[Native] = &[
         name: "_cudash.pack_padded",
     },
     Native {
+        name: "int.from_bytes",
+    },
+    Native {
+        name: "bytes.fromhex",
+    },
+    Native {
         name: "_cudash.rnn_packed",
     },
     Native {
@@ -1850,6 +1856,9 @@ impl Interp {
         }
         if super::saved_tensors::NAMES.contains(&f.name) {
             return self.call_saved_hooks(f.name, args, span);
+        }
+        if super::bytes::NAMES.contains(&f.name) {
+            return super::bytes::call_native(f.name, &args).map_err(|e| e.at(span));
         }
         if super::packed_sequence::NAMES.contains(&f.name) {
             return self.call_packed_sequence(f.name, args, span);

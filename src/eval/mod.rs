@@ -10,6 +10,7 @@ mod argparse;
 pub mod args;
 pub mod argv;
 mod builtins;
+mod bytes;
 mod checkpoint;
 pub mod class;
 mod cmdline;

@@ -25,11 +25,12 @@ pub(super) enum State {
     Standard {
         stderr: bool,
     },
-    /// Opened in binary mode (`"rb"`, `"wb"`): what `torch.save` writes
-    /// to and `torch.load` reads from (cudash has no bytes to read or
-    /// write otherwise).
+    /// Opened in binary mode (`"rb"`, `"wb"`, `"ab"`): what `torch.save`
+    /// writes to and `torch.load` reads from, and what `f.read()` reads
+    /// as bytes from `at` (`f.write(b)` appends to the file).
     Binary {
         writing: bool,
+        at: u64,
         /// `gzip.open(path, "rb")`: what is read is unpacked, what is
         /// written packed (each `pickle.dump` a gzip member, which
         /// Python's gzip reads as one stream).
@@ -144,9 +145,8 @@ pub(super) fn closed() -> Error {
 /// Reading or writing a binary file other than through torch.save/load.
 pub(super) fn no_bytes() -> Error {
     Error::value_help(
-        "cudash has no bytes: a file opened in binary mode is for torch.save and torch.load",
-        "`torch.save(obj, f)` writes to a file opened with \"wb\", `torch.load(f)` reads one opened \
-         with \"rb\"; open text with \"r\" or \"w\"",
+        "a file opened in binary mode reads and writes bytes, not str",
+        "open text with \"r\" or \"w\"; or read bytes and `.decode()` them",
     )
 }
 

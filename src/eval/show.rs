@@ -64,6 +64,7 @@ pub fn repr(v: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(x) => float(x.get()),
         Value::Str(s) => format!("{:?}", s.as_ref()),
+        Value::Bytes(b) => super::bytes::repr(b),
         Value::Device(d) => d.to_string(),
         Value::CurrentCuda => "cuda".into(),
         Value::DType(d) => d.to_string(),

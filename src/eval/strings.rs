@@ -722,6 +722,7 @@ pub(super) fn string_binary(
         (Value::Str(x), Value::Str(y), BinOp::Elementwise(BinaryOp::Add)) => {
             Some(Ok(Value::Str(Arc::new(format!("{x}{y}")))))
         }
+        (Value::Bytes(_), _, _) | (_, Value::Bytes(_), _) => super::bytes::binary(a, b, op),
         (Value::Str(x), Value::Int(n), BinOp::Elementwise(BinaryOp::Mul))
         | (Value::Int(n), Value::Str(x), BinOp::Elementwise(BinaryOp::Mul)) => Some(repeat(x, *n)),
         // Python orders strings by their code points.

@@ -23,6 +23,9 @@ pub enum Value {
     Int(i64),
     Float(Word<f64>),
     Str(Arc<String>),
+    /// Python's bytes (`b"..."`, `f.read()` of a file opened "rb",
+    /// `s.encode()`): immutable, its items ints 0..=255 (`bytes.rs`).
+    Bytes(Arc<Vec<u8>>),
     Device(Word<Device>),
     /// `cuda` without an index: the current CUDA device where it is used
     /// (a function's argument, `with`, `sync`, `mem`), as `torch.device('cuda')`.
@@ -920,6 +923,7 @@ impl Value {
             Value::Int(_) => "an int",
             Value::Float(_) => "a float",
             Value::Str(_) => "a string",
+            Value::Bytes(_) => "bytes",
             Value::Device(_) | Value::CurrentCuda => "a device",
             Value::DType(_) => "a dtype",
             Value::Tensor(_) => "a tensor",
@@ -986,6 +990,7 @@ impl Value {
             Value::Set(_) => "set",
             Value::DictView(_) => "dict_view",
             Value::Str(_) => "string",
+            Value::Bytes(_) => "bytes",
             Value::Int(_) | Value::Float(_) | Value::Bool(_) => "number",
             Value::None => "none",
             Value::Builtin(_) | Value::Function(_) => "function",
@@ -1053,6 +1058,7 @@ impl Value {
             Value::List(items) | Value::Size(items) => Some(Ok(items.to_vec())),
             Value::MutList(items) => Some(Ok(crate::runtime::lock::lock(items).to_vec())),
             Value::Object(o) if o.class.tuple => Some(Ok(o.tuple_items())),
+            Value::Bytes(b) => Some(Ok(b.iter().map(|&c| Value::Int(c as i64)).collect())),
             // A Sequential's or a ModuleList's modules, a ParameterList's
             // parameters; a ModuleDict's or a ParameterDict's names.
             Value::Module(m) => {
@@ -1129,6 +1135,7 @@ impl Value {
             Value::Range(r) => Some(r.len()),
             Value::Module(_) => self.elements().and_then(Result::ok).map(|c| c.len()),
             Value::Object(o) if o.class.tuple => Some(o.class.fields.len()),
+            Value::Bytes(b) => Some(b.len()),
             _ => None,
         }
     }

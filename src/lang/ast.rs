@@ -336,6 +336,8 @@ pub enum ExprKind {
     Int(i64),
     Float(f64),
     Str(String),
+    /// `b"..."`: bytes.
+    Bytes(Vec<u8>),
     /// `f"loss: {loss:>7f}"`: text and fields, joined when evaluated.
     FString(Vec<FPart>),
     Bool(bool),

@@ -194,6 +194,36 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
             .map(|s: String| Token::Str(s.into()))
     };
 
+    // `b"..."` (and `rb`, `br`): bytes. Escapes are read as in a string;
+    // a character past \xff has no byte.
+    let to_bytes = |s: &str, span: Span| -> Result<Token, E> {
+        s.chars()
+            .map(|c| u8::try_from(c as u32).ok())
+            .collect::<Option<Vec<u8>>>()
+            .map(|b| Token::Bytes(b.into()))
+            .ok_or_else(|| {
+                E::message(
+                    span,
+                    "bytes can only contain ASCII literal characters".to_string(),
+                )
+            })
+    };
+    let bytes = choice((
+        one_of("bB")
+            .then(one_of("rR"))
+            .ignored()
+            .or(one_of("rR").then(one_of("bB")).ignored())
+            .ignore_then(raw_string())
+            .try_map(move |(body, _): (&str, usize), span| to_bytes(body, span)),
+        one_of("bB").ignore_then(
+            choice((triple("\"\"\""), triple("'''"), string('"'), string('\''))).try_map(
+                move |t: Token, span| match t {
+                    Token::Str(s) => to_bytes(&s, span),
+                    other => Ok(other),
+                },
+            ),
+        ),
+    ));
     let cuda = text::keyword("cuda")
         .ignore_then(just(':').ignore_then(digits.to_slice()).or_not())
         .try_map(|index: Option<&str>, span| match index {
@@ -282,6 +312,7 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
     // The most common tokens first: each failed alternative costs time on every token.
     let token = choice((
         cuda,
+        bytes,
         prefixed,
         word,
         dot_number,

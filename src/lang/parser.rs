@@ -118,6 +118,7 @@ where
             Token::Device(d) => ExprKind::Device(d),
             Token::DType(d) => ExprKind::DType(d),
             Token::Ident(s) = e => ExprKind::Var(Name::new(s.to_string(), e.span())),
+            Token::Bytes(b) => ExprKind::Bytes(b.to_vec()),
         };
         // `"a" "b"`, `"loss: " f"{x}"`: adjacent strings are one, as
         // Python joins them; an f-string's fields parsed where they stand

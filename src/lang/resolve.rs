@@ -694,6 +694,7 @@ fn expr(e: &mut Expr, locals: &Ctx) {
         ExprKind::Int(_)
         | ExprKind::Float(_)
         | ExprKind::Str(_)
+        | ExprKind::Bytes(_)
         | ExprKind::Bool(_)
         | ExprKind::None
         | ExprKind::Device(_)

@@ -278,6 +278,8 @@ pub enum Token {
     /// Text payloads are shared: the parser clones the next token for every
     /// alternative it tries, and an `Arc` clone is a counter bump, not a copy.
     Str(Arc<str>),
+    /// `b"..."`: bytes, escapes read (`b"\x89PNG"`), or raw (`rb"..."`).
+    Bytes(Arc<[u8]>),
     /// `f"..."`: the text between the quotes as written (escapes and
     /// `{fields}` read by the parser), and where that text starts.
     FStr(Arc<(String, usize)>),
@@ -313,6 +315,7 @@ impl fmt::Display for Token {
             Token::Int(n) => write!(f, "{n}"),
             Token::Float(x) => write!(f, "{x:?}"),
             Token::Str(s) => write!(f, "{s:?}"),
+            Token::Bytes(b) => write!(f, "b{:?}", String::from_utf8_lossy(b)),
             Token::FStr(s) => write!(f, "f{:?}", s.0),
             Token::Bool(b) => write!(f, "{b}"),
             Token::None => f.write_str("none"),

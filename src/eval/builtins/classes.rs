@@ -4,7 +4,7 @@
 
 /// Python's own types among the builtins (`isinstance(x, int)`).
 pub(super) const PYTHON_TYPES: &[&str] = &[
-    "int", "float", "str", "bool", "list", "tuple", "dict", "set",
+    "int", "float", "str", "bool", "list", "tuple", "dict", "set", "bytes",
 ];
 
 /// The built-in optimizers' classes (each in `torch.optim.<its name in

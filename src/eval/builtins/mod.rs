@@ -284,6 +284,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("enumerate", teaching::enumerate),
     ("range", teaching::range),
     ("str", python::str_or_repr),
+    ("bytes", python::bytes_builtin),
     ("repr", python::str_or_repr),
     ("format", python::format_builtin),
     ("int", python::number),

@@ -34,6 +34,20 @@ pub(super) fn str_or_repr(
     Ok(text(s))
 }
 
+/// `bytes(source=b"", encoding=None, errors="strict")`: Python's bytes of
+/// a count, a list of ints, a string in an encoding, or bytes.
+pub(super) fn bytes_builtin(
+    _: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let source = b.get("source").map(|(v, _)| v);
+    let encoding = b.str("encoding")?;
+    let made =
+        crate::eval::bytes::construct(source, encoding.as_deref()).map_err(|e| e.at(b.span))?;
+    Ok(Value::Bytes(std::sync::Arc::new(made)))
+}
+
 /// `format(value, spec)`: Python's format-spec mini-language.
 pub(super) fn format_builtin(
     me: &mut Interp,
@@ -360,6 +374,7 @@ fn merge_sort(
 pub(crate) fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
+        (Value::Bytes(x), Value::Bytes(y)) => Some(x.cmp(y)),
         _ => match (a.as_number(), b.as_number()) {
             (Some(x), Some(y)) => x.partial_cmp(&y).or(Some(std::cmp::Ordering::Equal)),
             _ => {

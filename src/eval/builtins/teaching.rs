@@ -307,6 +307,9 @@ pub(super) fn len(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
     let (v, span) = b
         .get("obj")
         .ok_or_else(|| Error::value("len() needs a value").at(b.span))?;
+    if let Value::Bytes(bytes) = v {
+        return Ok(Value::Int(bytes.len() as i64));
+    }
     // A named tuple's fields; an instance's `__len__` (a Dataset's).
     if let Value::Object(o) = v {
         if o.class.tuple {

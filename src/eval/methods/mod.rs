@@ -490,6 +490,8 @@ static MEMBERS: &[(&str, Member)] = {
         ("write", FileMethod(super::files::file_method)),
         ("writelines", FileMethod(super::files::file_method)),
         ("close", FileMethod(super::files::file_method)),
+        ("seek", FileMethod(super::files::file_method)),
+        ("tell", FileMethod(super::files::file_method)),
         ("flush", FileMethod(super::files::file_method)),
         ("isatty", FileMethod(super::files::file_method)),
         ("fileno", FileMethod(super::files::file_method)),
@@ -739,6 +741,17 @@ impl Interp {
         // A generator given to a method is read whole (`" ".join(g)`,
         // `xs.extend(g)`), as for the builtins.
         let args = self.drain_generators(args)?;
+        if let (Value::Int(n), "to_bytes") = (&recv, name.name.as_str()) {
+            return super::bytes::int_to_bytes(*n, &args).map_err(|e| e.at(span));
+        }
+        if let Value::Bytes(b) = &recv {
+            return self
+                .bytes_method(b, &name.name, args)
+                .map_err(|e| e.at(span));
+        }
+        if let (Value::Str(s), "encode") = (&recv, name.name.as_str()) {
+            return super::bytes::str_encode(s, &args).map_err(|e| e.at(span));
+        }
         if let Value::Str(s) = &recv {
             if super::strings::STR_METHODS.contains(&name.name.as_str()) {
                 return self.str_method(s, &name.name, args).map_err(|e| e.at(span));
@@ -1116,6 +1129,8 @@ fn native_member(recv: &Value, name: &str) -> Option<Value> {
         Value::Native(f) => f.name,
         Value::Builtin(doc) if doc.name == "str" => "str",
         Value::Builtin(doc) if doc.name == "dict" => "dict",
+        Value::Builtin(doc) if doc.name == "int" => "int",
+        Value::Builtin(doc) if doc.name == "bytes" => "bytes",
         _ => return None,
     };
     super::imports::native_member(owner, name)
