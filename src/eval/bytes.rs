@@ -574,13 +574,15 @@ impl super::Interp {
     }
 }
 
-/// The functions of Python's this module answers.
-pub const NAMES: [&str; 2] = ["int.from_bytes", "bytes.fromhex"];
+/// The functions of Python's this module answers, and `_cudash.frombuffer`
+/// (`torch.frombuffer`, `np.frombuffer`).
+pub const NAMES: [&str; 3] = ["int.from_bytes", "bytes.fromhex", "_cudash.frombuffer"];
 
 /// `int.from_bytes(b, byteorder="big", signed=False)`, `bytes.fromhex(s)`.
 pub fn call_native(name: &str, args: &[ArgVal]) -> Result<Value, Error> {
     let pos = positional(args);
     match name {
+        "_cudash.frombuffer" => frombuffer(&pos),
         "int.from_bytes" => {
             let data = match pos.first() {
                 Some(Value::Bytes(b)) => b.to_vec(),
@@ -608,6 +610,146 @@ pub fn call_native(name: &str, args: &[ArgVal]) -> Result<Value, Error> {
             Ok(Value::Bytes(Arc::new(out.ok_or_else(bad)?)))
         }
     }
+}
+
+/// `_cudash.frombuffer(buffer, code, big, count, offset)`: the bytes read
+/// as elements of `code` (struct's letters; `E` bfloat16), little-endian
+/// unless `big`, `count` of them (-1: all) from `offset`: a new CPU tensor
+/// (bytes cannot change, so sharing them is not needed).
+fn frombuffer(pos: &[&Value]) -> Result<Value, Error> {
+    use crate::runtime::Tensor;
+    let (Some(Value::Bytes(data)), Some(Value::Str(code))) = (pos.first(), pos.get(1)) else {
+        return Err(type_error("frombuffer() takes bytes".into()));
+    };
+    let big = matches!(pos.get(2), Some(Value::Bool(b)) if b.get());
+    let count = match pos.get(3) {
+        Some(Value::Int(n)) => *n,
+        _ => -1,
+    };
+    let offset =
+        match pos.get(4) {
+            Some(Value::Int(n)) if *n >= 0 => *n as usize,
+            Some(Value::Int(n)) => return Err(value_error(format!(
+                "offset must be non-negative and no greater than buffer length ({}) , but got {n}",
+                data.len()
+            ))),
+            _ => 0,
+        };
+    let width = match code.as_str() {
+        "b" | "B" | "?" => 1,
+        "h" | "H" | "e" | "E" => 2,
+        "i" | "I" | "f" => 4,
+        _ => 8,
+    };
+    if offset > data.len() {
+        return Err(value_error(format!(
+            "offset must be non-negative and no greater than buffer length ({}) , but got {offset}",
+            data.len()
+        )));
+    }
+    let rest = &data[offset..];
+    let n = match usize::try_from(count) {
+        Ok(n) if n * width <= rest.len() => n,
+        Ok(n) => {
+            return Err(value_error(format!(
+                "requested buffer length ({n} * {width} bytes) after offset ({offset} bytes) must \
+                 not be greater than actual buffer length ({} bytes)",
+                data.len()
+            )))
+        }
+        Err(_) if rest.len() % width != 0 => {
+            return Err(value_error(format!(
+                "buffer length ({} bytes) after offset ({offset} bytes) must be a multiple of \
+                 element size ({width})",
+                rest.len()
+            )))
+        }
+        Err(_) => rest.len() / width,
+    };
+    let words: Vec<[u8; 8]> = rest[..n * width]
+        .chunks(width)
+        .map(|c| {
+            let mut w = [0u8; 8];
+            w[..width].copy_from_slice(c);
+            if big {
+                w[..width].reverse();
+            }
+            w
+        })
+        .collect();
+    let u = |w: &[u8; 8]| u64::from_le_bytes(*w);
+    let t = match code.as_str() {
+        "B" => Tensor::from_vec(words.iter().map(|w| w[0]).collect::<Vec<u8>>(), vec![n]),
+        "b" => Tensor::from_vec(
+            words.iter().map(|w| w[0] as i8).collect::<Vec<i8>>(),
+            vec![n],
+        ),
+        "?" => Tensor::from_vec(
+            words.iter().map(|w| w[0] != 0).collect::<Vec<bool>>(),
+            vec![n],
+        ),
+        "h" => Tensor::from_vec(
+            words
+                .iter()
+                .map(|w| u(w) as u16 as i16)
+                .collect::<Vec<i16>>(),
+            vec![n],
+        ),
+        "H" => Tensor::from_vec(
+            words
+                .iter()
+                .map(|w| u(w) as u16 as i64)
+                .collect::<Vec<i64>>(),
+            vec![n],
+        ),
+        "i" => Tensor::from_vec(
+            words
+                .iter()
+                .map(|w| u(w) as u32 as i32)
+                .collect::<Vec<i32>>(),
+            vec![n],
+        ),
+        "I" => Tensor::from_vec(
+            words
+                .iter()
+                .map(|w| u(w) as u32 as i64)
+                .collect::<Vec<i64>>(),
+            vec![n],
+        ),
+        "e" => Tensor::from_vec(
+            words
+                .iter()
+                .map(|w| half::f16::from_bits(u(w) as u16))
+                .collect::<Vec<_>>(),
+            vec![n],
+        ),
+        "E" => Tensor::from_vec(
+            words
+                .iter()
+                .map(|w| half::bf16::from_bits(u(w) as u16))
+                .collect::<Vec<_>>(),
+            vec![n],
+        ),
+        "f" => Tensor::from_vec(
+            words
+                .iter()
+                .map(|w| f32::from_bits(u(w) as u32))
+                .collect::<Vec<f32>>(),
+            vec![n],
+        ),
+        "d" => Tensor::from_vec(
+            words
+                .iter()
+                .map(|w| f64::from_bits(u(w)))
+                .collect::<Vec<f64>>(),
+            vec![n],
+        ),
+        _ => Tensor::from_vec(
+            words.iter().map(|w| u(w) as i64).collect::<Vec<i64>>(),
+            vec![n],
+        ),
+    };
+    Ok(Value::Tensor(Arc::new(t)))
 }
 
 /// `n.to_bytes(length=1, byteorder="big", signed=False)`.

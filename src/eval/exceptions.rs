@@ -71,6 +71,8 @@ pub static CLASSES: &[ExceptionClass] = &[
     class("UnicodeEncodeError", Some("UnicodeError")),
     // pickle.UnpicklingError (PyTorch's safe load raises it).
     class("UnpicklingError", Some("Exception")),
+    // struct.error: a format or a buffer `struct` cannot use.
+    class("struct.error", Some("Exception")),
     // json.JSONDecodeError (json.decoder's).
     class("JSONDecodeError", Some("ValueError")),
     // Warnings' categories (`warnings.warn(msg, FutureWarning)`), which

@@ -111,6 +111,8 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "glob" },
     // `gzip.open(path, "rb")` for `pickle.load`; `shutil`'s file copies.
     PyModule { path: "gzip" },
+    // `struct.unpack(">IIII", f.read(16))`: numbers in bytes.
+    PyModule { path: "struct" },
     PyModule { path: "shutil" },
     PyModule { path: "string" },
     PyModule { path: "os.path" },
@@ -646,7 +648,25 @@ static NATIVES: &[Native] = &[
         name: "int.from_bytes",
     },
     Native {
+        name: "struct.pack",
+    },
+    Native {
+        name: "struct.unpack",
+    },
+    Native {
+        name: "struct.unpack_from",
+    },
+    Native {
+        name: "struct.calcsize",
+    },
+    Native {
+        name: "struct.iter_unpack",
+    },
+    Native {
         name: "bytes.fromhex",
+    },
+    Native {
+        name: "_cudash.frombuffer",
     },
     Native {
         name: "_cudash.rnn_packed",
@@ -1581,6 +1601,9 @@ fn constant(full: &str) -> Option<Value> {
             super::exceptions::named(name).map(Value::ExcClass)
         }
         "json" if name == "JSONDecodeError" => super::exceptions::named(name).map(Value::ExcClass),
+        "struct" if name == "error" => {
+            super::exceptions::named("struct.error").map(Value::ExcClass)
+        }
         "pickle" if name == "UnpicklingError" => {
             super::exceptions::named(name).map(Value::ExcClass)
         }
@@ -1856,6 +1879,9 @@ impl Interp {
         }
         if super::saved_tensors::NAMES.contains(&f.name) {
             return self.call_saved_hooks(f.name, args, span);
+        }
+        if super::struct_module::NAMES.contains(&f.name) {
+            return super::struct_module::call(f.name, &args).map_err(|e| e.at(span));
         }
         if super::bytes::NAMES.contains(&f.name) {
             return super::bytes::call_native(f.name, &args).map_err(|e| e.at(span));

@@ -82,6 +82,7 @@ mod stdlib;
 mod stmt;
 mod streams;
 mod strings;
+mod struct_module;
 mod subset;
 pub mod suggest;
 mod tensorboard;

@@ -601,6 +601,20 @@ def _flatten(values):
     return [x for flat, _ in parts for x in flat], (len(values),) + tuple(inner)
 
 
+_BUFFER_CODES = {"uint8": "B", "int8": "b", "bool": "?", "int16": "h", "uint16": "H", "int32": "i",
+                 "int64": "q", "float16": "e", "float32": "f", "float64": "d"}
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+    """`np.frombuffer(data, np.uint8, offset=16)`: bytes read as elements of
+    `dtype`, little-endian (a `">i4"` dtype big-endian); a new array."""
+    big = isinstance(dtype, str) and dtype.startswith(">")
+    if isinstance(dtype, str) and dtype[:1] in ("<", ">", "=", "|") and len(dtype) > 1:
+        dtype = dtype[1:]
+    d = _dtype(dtype)
+    return _wrap(_cudash.frombuffer(buffer, _BUFFER_CODES[d.name], big, count, offset), d)
+
+
 def asarray(obj, dtype=None):
     if isinstance(obj, ndarray) and (dtype is None or _dtype(dtype) == obj._d):
         return obj
