@@ -295,7 +295,10 @@ except FileNotFoundError as e:
     );
     let (_, err) =
         common::err("f = open(\"/tmp/cudash-binary-read.bin\", \"wb\")\nf.write(\"text\")");
-    assert!(err.contains("cudash has no bytes"), "{err}");
+    assert!(
+        err.contains("a bytes-like object is required, not 'str'"),
+        "{err}"
+    );
 }
 
 /// `torch.utils.tensorboard.SummaryWriter`: TensorBoard's event files (a

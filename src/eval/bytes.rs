@@ -626,15 +626,16 @@ fn frombuffer(pos: &[&Value]) -> Result<Value, Error> {
         Some(Value::Int(n)) => *n,
         _ => -1,
     };
-    let offset =
-        match pos.get(4) {
-            Some(Value::Int(n)) if *n >= 0 => *n as usize,
-            Some(Value::Int(n)) => return Err(value_error(format!(
+    let offset = match pos.get(4) {
+        Some(Value::Int(n)) if *n >= 0 => *n as usize,
+        Some(Value::Int(n)) => {
+            return Err(value_error(format!(
                 "offset must be non-negative and no greater than buffer length ({}) , but got {n}",
                 data.len()
-            ))),
-            _ => 0,
-        };
+            )))
+        }
+        _ => 0,
+    };
     let width = match code.as_str() {
         "b" | "B" | "?" => 1,
         "h" | "H" | "e" | "E" => 2,

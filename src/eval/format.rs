@@ -114,7 +114,7 @@ pub fn repr_of(v: &Value) -> String {
         // `ValueError('x')`, `ValueError('bad', 3)`, `ValueError()`.
         Value::Exception(x) => format!(
             "{}({})",
-            x.class.name,
+            x.class.short_name(),
             x.args.iter().map(repr_of).collect::<Vec<_>>().join(", ")
         ),
         // `f"{x.dtype}"` is PyTorch's `torch.float32`.

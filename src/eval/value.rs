@@ -266,6 +266,14 @@ pub struct ExceptionClass {
     pub parent: Option<&'static str>,
 }
 
+impl ExceptionClass {
+    /// Its `__name__`: `error` for `struct.error` (a module's class is
+    /// named with its module, as Python shows it).
+    pub fn short_name(&self) -> &'static str {
+        self.name.rsplit('.').next().unwrap_or(self.name)
+    }
+}
+
 /// An exception: its class and message (`str(e)`).
 #[derive(Debug)]
 pub struct PyException {

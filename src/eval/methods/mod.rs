@@ -958,7 +958,7 @@ impl Interp {
                 }
             }
             (Value::ExcClass(c), "__name__") => {
-                return Ok(Value::Str(Arc::new(c.name.to_string())))
+                return Ok(Value::Str(Arc::new(c.short_name().to_string())))
             }
             // `type(True).__name__`: the class `bool` (the dtype's name in
             // cudash's language).

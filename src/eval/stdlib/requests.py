@@ -48,13 +48,17 @@ class _Raw:
     def __init__(self, name):
         self.name = name
         self.closed = False
+        self._file = None
 
-    def read(self, *args):
-        raise NotImplementedError("cudash has no bytes objects, so no r.raw.read(); "
-                                  "tarfile.open(fileobj=r.raw) reads the body, and r.text gives it as text")
+    def read(self, size=-1):
+        if self._file is None:
+            self._file = open(self.name, "rb")
+        return self._file.read(size)
 
     def close(self):
         self.closed = True
+        if self._file is not None:
+            self._file.close()
 
 
 class Response:
@@ -95,12 +99,17 @@ class Response:
 
     @property
     def content(self):
-        raise NotImplementedError("cudash has no bytes objects, so no r.content; r.text gives the body as text, "
-                                  "and tarfile.open(fileobj=r.raw) reads an archive")
+        with open(self.raw.name, "rb") as f:
+            return f.read()
 
     def iter_content(self, chunk_size=1, decode_unicode=False):
-        raise NotImplementedError("cudash has no bytes objects, so no r.iter_content(); r.text gives the body as text, "
-                                  "and tarfile.open(fileobj=r.raw) reads an archive")
+        # The body in pieces of `chunk_size` bytes (the whole of it for None).
+        data = self.content
+        step = len(data) if chunk_size is None else chunk_size
+        pieces = [data[k:k + step] for k in range(0, len(data), max(step, 1))]
+        if decode_unicode:
+            return [p.decode(self.encoding, "replace") for p in pieces]
+        return pieces
 
 
 def get(url, params=None, stream=False, timeout=None, headers=None, allow_redirects=True, **kwargs):

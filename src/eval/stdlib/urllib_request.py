@@ -1,8 +1,8 @@
 """Python's urllib.request, the part programs fetch files with (written
 for cudash): `urlretrieve(url, filename)` saves what is at the URL (over
 http(s) with `curl`, a `file://` URL copied), as torchvision's downloads
-do. `urlopen` needs Python's bytes, which cudash does not have: it says
-so, and names `urlretrieve`."""
+do; `urlopen(url)` a response whose `read()` gives the body's bytes
+(fetched whole first)."""
 import os
 import tempfile
 import _cudash
@@ -49,7 +49,40 @@ def install_opener(opener):
     _opener[0] = opener
 
 
+class _Response:
+    """What `urlopen` gives: `read(size=-1)` the body's bytes, a context
+    manager that closes it; `url`, `status` (200), `getcode()`."""
+
+    def __init__(self, url, path):
+        self.url = url
+        self.status = 200
+        self._file = open(path, "rb")
+
+    def read(self, size=-1):
+        return self._file.read(size)
+
+    def getcode(self):
+        return self.status
+
+    def geturl(self):
+        return self.url
+
+    def close(self):
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
 def urlopen(url, data=None, timeout=None, **kwargs):
-    raise NotImplementedError(
-        "cudash has no bytes objects, so no urlopen(url).read(); "
-        "urllib.request.urlretrieve(url, filename) saves the file, and open(filename) reads it")
+    """The response to a GET of `url`: `urlopen(url).read()` is its bytes."""
+    if not isinstance(url, str):
+        url = url.full_url
+    if data is not None:
+        raise NotImplementedError("cudash's urlopen fetches with GET; it sends no data")
+    filename, _ = urlretrieve(url)
+    return _Response(url, filename)
