@@ -231,7 +231,7 @@ pub fn int_to(n: i64, length: usize, order: &str, signed: bool) -> Result<Vec<u8
     }
     let fits = match length {
         0 => n == 0,
-        l if l >= 8 => !(n < 0 && !signed),
+        l if l >= 8 => n >= 0 || signed,
         l => {
             let bits = 8 * l as u32;
             match signed {
@@ -600,7 +600,7 @@ pub fn call_native(name: &str, args: &[ArgVal]) -> Result<Value, Error> {
             let text = text_arg(args, 0, "string")?.unwrap_or_default();
             let digits: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
             let bad = || value_error("non-hexadecimal number found in fromhex() arg".into());
-            if digits.len() % 2 != 0 {
+            if !digits.len().is_multiple_of(2) {
                 return Err(bad());
             }
             let out: Option<Vec<u8>> = digits
