@@ -6101,3 +6101,36 @@ fn uuid4_as_python() {
         ]
     );
 }
+
+/// Python's `slice(...)`: made, shown, compared, and indexing a list, a
+/// string and a tensor as `x[a:b:c]` does; what a class's `__getitem__`
+/// receives equals it. (As Python 3.11 printed them.)
+#[test]
+fn slice_objects_index_as_slices_do() {
+    let out = python_printed(
+        "slice_objects",
+        "import torch
+s = slice(1, 7, 2)
+print(s, s.start, s.stop, s.step, slice(3))
+xs = [0, 1, 2, 3, 4, 5, 6, 7]
+print(xs[s], 'abcdefgh'[s], torch.arange(10)[s].tolist(), xs[slice(None, None, -1)])
+class Seq:
+    def __getitem__(self, k):
+        return k
+print(Seq()[1:3], Seq()[1:3] == slice(1, 3), slice(1, 2) == slice(1, 3))
+try:
+    [1][slice(0, 1, 0)]
+except ValueError as e:
+    print('ValueError', e)
+",
+    );
+    assert_eq!(
+        out,
+        [
+            "slice(1, 7, 2) 1 7 2 slice(None, 3, None)",
+            "[1, 3, 5] bdf [1, 3, 5] [7, 6, 5, 4, 3, 2, 1, 0]",
+            "slice(1, 3, None) True False",
+            "ValueError slice step cannot be zero",
+        ]
+    );
+}

@@ -11,34 +11,6 @@ use crate::error::Error;
 use crate::lang::ast::BinOp;
 use crate::vocab::BinaryOp;
 
-/// Python's `repr(b)`: `b'...'` (in double quotes when the bytes hold a
-/// `'` and no `"`), printable ASCII as itself, `\t \n \r \\` and the
-/// quote escaped, every other byte `\xNN`.
-pub fn repr(b: &[u8]) -> String {
-    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = format!("b{quote}");
-    for &c in b {
-        match c {
-            b'\\' => out.push_str("\\\\"),
-            b'\t' => out.push_str("\\t"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            c if c as char == quote => {
-                out.push('\\');
-                out.push(quote);
-            }
-            0x20..=0x7e => out.push(c as char),
-            _ => out.push_str(&format!("\\x{c:02x}")),
-        }
-    }
-    out.push(quote);
-    out
-}
-
 fn value_error(message: String) -> Error {
     Error::Module {
         class: "ValueError",
@@ -178,6 +150,11 @@ pub fn byte(v: &Value) -> Result<u8, Error> {
     match v {
         Value::Int(n) if (0..=255).contains(n) => Ok(*n as u8),
         Value::Bool(b) => Ok(b.get() as u8),
+        // A one-element integer tensor on the host (a number of a list
+        // literal in cudash's own language; Python's `__index__`).
+        Value::Tensor(t) if t.numel() == 1 && !t.dtype().is_float() && !t.device().is_cuda() => {
+            byte(&Value::Int(t.to_vec::<i64>()[0]))
+        }
         Value::Int(_) => Err(value_error("bytes must be in range(0, 256)".into())),
         other => Err(type_error(format!(
             "'{}' object cannot be interpreted as an integer",
@@ -803,13 +780,6 @@ fn flag(args: &[ArgVal], name: &str) -> Result<bool, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn repr_is_pythons() {
-        assert_eq!(repr(b"ab\x00\xff\n'"), r#"b"ab\x00\xff\n'""#);
-        assert_eq!(repr(b"it's \"q\""), r#"b'it\'s "q"'"#);
-        assert_eq!(repr(b"\x89PNG\r\n"), r"b'\x89PNG\r\n'");
-    }
 
     #[test]
     fn ints_go_to_bytes_and_back_as_pythons() {

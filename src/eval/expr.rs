@@ -517,7 +517,14 @@ impl Interp {
     /// A list's index as written: one integer, or a slice's bounds.
     fn list_at(&mut self, items: &[IndexItem], span: Span, d: usize) -> Result<ListAt, Diagnostic> {
         match items {
-            [IndexItem::At(k)] => Ok(ListAt::One(self.eval_int(k, d, "a list index")?, k.span)),
+            [IndexItem::At(k)] => {
+                let v = self.eval(k, d)?;
+                // `xs[slice(1, 7, 2)]`: a slice object, as `xs[1:7:2]`.
+                if let Some((a, b, c)) = super::value::slice_bounds(&v) {
+                    return Ok(ListAt::Slice(a, b, c));
+                }
+                Ok(ListAt::One(self.int_of(v, k, "a list index")?, k.span))
+            }
             [IndexItem::Slice {
                 start, stop, step, ..
             }] => {
@@ -761,7 +768,14 @@ impl Interp {
     }
 
     pub(crate) fn eval_int(&mut self, e: &Expr, d: usize, what: &str) -> Result<i64, Diagnostic> {
-        match self.eval(e, d)? {
+        let v = self.eval(e, d)?;
+        self.int_of(v, e, what)
+    }
+
+    /// `v` as an index: an int, a one-element integer tensor, or what an
+    /// instance's `__index__` gives.
+    fn int_of(&mut self, v: Value, e: &Expr, what: &str) -> Result<i64, Diagnostic> {
+        match v {
             Value::Int(i) => Ok(i),
             Value::Tensor(t) if t.numel() == 1 && t.dtype().is_int() => Ok(t.to_vec::<i64>()[0]),
             // An instance's `__index__` (an IntEnum's member).
@@ -1662,6 +1676,12 @@ fn equal_within(a: &Value, b: &Value, depth: usize) -> bool {
         (Value::None, Value::None) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
         (Value::Bytes(x), Value::Bytes(y)) => x == y,
+        (Value::Object(_), Value::Object(_))
+            if super::value::slice_bounds(a).is_some()
+                && super::value::slice_bounds(b).is_some() =>
+        {
+            super::value::slice_bounds(a) == super::value::slice_bounds(b)
+        }
         // A values view equals only itself; a keys or an items view, a set
         // of the same items.
         (Value::DictView(x), Value::DictView(y)) if Arc::ptr_eq(x, y) => true,

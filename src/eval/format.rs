@@ -32,7 +32,13 @@ pub fn repr_of(v: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(x) => show::float(x.get()),
         Value::Str(s) => quote(s),
-        Value::Bytes(b) => super::bytes::repr(b),
+        Value::Bytes(b) => show::bytes_repr(b),
+        // `slice(1, 7, None)`.
+        v if super::value::slice_bounds(v).is_some() => {
+            let (a, b, c) = super::value::slice_bounds(v).unwrap_or_default();
+            let part = |p: Option<i64>| p.map_or("None".to_string(), |i| i.to_string());
+            format!("slice({}, {}, {})", part(a), part(b), part(c))
+        }
         // A parameter group: its dict, as PyTorch's is one.
         Value::ParamGroup(g) => repr_of(&Value::Dict(super::param_group::group_dict(&g.0, g.1))),
         Value::Optimizer(o) => optimizer_repr(o),

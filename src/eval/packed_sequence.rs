@@ -30,6 +30,14 @@ pub fn is_packed(v: &Value) -> bool {
     matches!(v, Value::Object(o) if o.class.tuple && o.class.name == "PackedSequence")
 }
 
+/// Whether a recurrent layer's input (the first positional argument, or
+/// `input=`) is a `PackedSequence`.
+pub fn packed_input(args: &[ArgVal]) -> bool {
+    args.iter()
+        .find(|a| a.keyword.as_ref().is_none_or(|k| k.name == "input"))
+        .is_some_and(|a| is_packed(&a.value))
+}
+
 impl Interp {
     pub(super) fn call_packed_sequence(
         &mut self,

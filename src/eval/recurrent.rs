@@ -25,17 +25,7 @@ impl Interp {
         args: Vec<ArgVal>,
         span: Span,
     ) -> Out {
-        let (type_name, layer) = {
-            let m = lock(m);
-            (m.type_name.clone(), matches!(m.layer, Layer::Recurrent(_)))
-        };
-        // `lstm(packed, hx)`: PyTorch's `RNNBase.forward` over a PackedSequence.
-        let given = args
-            .iter()
-            .find(|a| a.keyword.as_ref().is_none_or(|k| k.name == "input"));
-        if layer && given.is_some_and(|a| super::packed_sequence::is_packed(&a.value)) {
-            return self.recurrent_packed_forward(m, args, span);
-        }
+        let type_name = lock(m).type_name.clone();
         let mut input = None;
         let mut hx = None;
         for (k, a) in args.iter().enumerate() {

@@ -57,6 +57,34 @@ fn sequence(items: &[Value]) -> String {
     }
 }
 
+/// Python's `repr(b)`: `b'...'` (in double quotes when the bytes hold a
+/// `'` and no `"`), printable ASCII as itself, `\t \n \r \\` and the
+/// quote escaped, every other byte `\xNN`.
+pub fn bytes_repr(b: &[u8]) -> String {
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = format!("b{quote}");
+    for &c in b {
+        match c {
+            b'\\' => out.push_str("\\\\"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            c if c as char == quote => {
+                out.push('\\');
+                out.push(quote);
+            }
+            0x20..=0x7e => out.push(c as char),
+            _ => out.push_str(&format!("\\x{c:02x}")),
+        }
+    }
+    out.push(quote);
+    out
+}
+
 pub fn repr(v: &Value) -> String {
     match v {
         Value::None => "none".into(),
@@ -64,7 +92,7 @@ pub fn repr(v: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(x) => float(x.get()),
         Value::Str(s) => format!("{:?}", s.as_ref()),
-        Value::Bytes(b) => super::bytes::repr(b),
+        Value::Bytes(b) => bytes_repr(b),
         Value::Device(d) => d.to_string(),
         Value::CurrentCuda => "cuda".into(),
         Value::DType(d) => d.to_string(),
@@ -469,5 +497,17 @@ mod tests {
         ] {
             assert_eq!(super::float(x), python, "{x:e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod bytes_tests {
+    use super::bytes_repr;
+
+    #[test]
+    fn bytes_show_as_pythons_repr() {
+        assert_eq!(bytes_repr(b"ab\x00\xff\n'"), r#"b"ab\x00\xff\n'"#);
+        assert_eq!(bytes_repr(b"it's \"q\""), r#"b'it\'s "q"'"#);
+        assert_eq!(bytes_repr(b"\x89PNG\r\n"), r"b'\x89PNG\r\n'");
     }
 }

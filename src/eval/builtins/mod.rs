@@ -285,6 +285,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("range", teaching::range),
     ("str", python::str_or_repr),
     ("bytes", python::bytes_builtin),
+    ("slice", python::slice_builtin),
     ("repr", python::str_or_repr),
     ("format", python::format_builtin),
     ("int", python::number),

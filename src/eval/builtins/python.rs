@@ -48,6 +48,36 @@ pub(super) fn bytes_builtin(
     Ok(Value::Bytes(std::sync::Arc::new(made)))
 }
 
+/// `slice(stop)`, `slice(start, stop, step=None)`: Python's slice, what
+/// `x[s]` indexes with as `x[start:stop:step]` does.
+pub(super) fn slice_builtin(
+    _: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let part = |name: &str| -> Result<Option<i64>, Diagnostic> {
+        match b.get(name) {
+            None | Some((Value::None, _)) => Ok(None),
+            Some((Value::Int(i), _)) => Ok(Some(*i)),
+            Some((Value::Bool(x), _)) => Ok(Some(x.get() as i64)),
+            Some((other, span)) => Err(Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "slice indices must be integers or None, not {}",
+                    format::python_type(other)
+                ),
+                help: None,
+            }
+            .at(*span)),
+        }
+    };
+    let (start, stop, step) = match b.get("stop") {
+        None => (None, part("start")?, None),
+        Some(_) => (part("start")?, part("stop")?, part("step")?),
+    };
+    Ok(crate::eval::value::slice_value(start, stop, step))
+}
+
 /// `format(value, spec)`: Python's format-spec mini-language.
 pub(super) fn format_builtin(
     me: &mut Interp,

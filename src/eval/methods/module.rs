@@ -300,6 +300,10 @@ impl Interp {
         match layer {
             Layer::DataParallel { .. } => return self.data_parallel_forward(m, args, span),
             Layer::DistributedDataParallel { .. } => return self.ddp_forward(m, args, span),
+            // `lstm(packed, hx)`: PyTorch's `RNNBase.forward` over a PackedSequence.
+            Layer::Recurrent(_) if super::super::packed_sequence::packed_input(&args) => {
+                return self.recurrent_packed_forward(m, args, span)
+            }
             Layer::Recurrent(_) | Layer::RecurrentCell(_) => {
                 return self.recurrent_forward(m, args, span)
             }
