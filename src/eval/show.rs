@@ -506,7 +506,7 @@ mod bytes_tests {
 
     #[test]
     fn bytes_show_as_pythons_repr() {
-        assert_eq!(bytes_repr(b"ab\x00\xff\n'"), r#"b"ab\x00\xff\n'"#);
+        assert_eq!(bytes_repr(b"ab\x00\xff\n'"), r#"b"ab\x00\xff\n'""#);
         assert_eq!(bytes_repr(b"it's \"q\""), r#"b'it\'s "q"'"#);
         assert_eq!(bytes_repr(b"\x89PNG\r\n"), r"b'\x89PNG\r\n'");
     }
