@@ -200,44 +200,19 @@ pub fn forward(
         true => transpose01(rt, mode, &x, "TransposeBackward0"),
         false => x,
     };
-    let hs = unbind0(rt, mode, &hx.h)?;
-    let cs = match &hx.c {
-        Some(c) => unbind0(rt, mode, c)?.into_iter().map(Some).collect(),
-        None => vec![None; hs.len()],
-    };
-    let mut layer_input = input;
-    let (mut final_h, mut final_c) = (Vec::new(), Vec::new());
-    for layer in 0..spec.num_layers {
-        let mut outputs = Vec::new();
-        for dir in 0..spec.directions() {
-            let k = layer * spec.directions() + dir;
-            let suffix = format!("_l{layer}{}", if dir == 1 { "_reverse" } else { "" });
-            let w = weights(m, &suffix)?;
-            let state = Hidden {
-                h: Arc::clone(&hs[k]),
-                c: cs[k].clone(),
-            };
-            let (steps, last) = direction(rt, mode, spec.kind, &layer_input, state, &w, dir == 1)?;
-            outputs.push(join(rt, mode, &steps, 0, true)?);
-            final_h.push(last.h);
-            final_c.extend(last.c);
-        }
-        layer_input = match outputs.len() {
-            1 => outputs.remove(0),
-            _ => {
-                let last = outputs[0].ndim() as i64 - 1;
-                join(rt, mode, &outputs, last, false)?
-            }
-        };
-        if spec.dropout != 0.0 && m.training && layer + 1 < spec.num_layers {
-            layer_input = functional::dropout(rt, mode, &layer_input, spec.dropout, true)?;
-        }
-    }
-    let h_n = join(rt, mode, &final_h, 0, true)?;
-    let c_n = match lstm {
-        true => Some(join(rt, mode, &final_c, 0, true)?),
-        false => None,
-    };
+    let kind = spec.kind;
+    let (layer_input, Hidden { h: h_n, c: c_n }) = layer_stack(
+        rt,
+        mode,
+        m,
+        spec,
+        input,
+        &hx,
+        &mut |rt, x, state, w, reverse| {
+            let (steps, last) = direction(rt, mode, kind, x, state, w, reverse)?;
+            Ok((join(rt, mode, &steps, 0, true)?, last))
+        },
+    )?;
     // RNN.cpp turns an LSTM's output with `transpose`, a GRU's or an RNN's
     // with `transpose_` in place (`TransposeBackward1`).
     let output = match spec.batch_first {
@@ -257,6 +232,66 @@ pub fn forward(
     let h = views::squeeze(rt, mode, &h_n, 1)?;
     let c = c_n.map(|c| views::squeeze(rt, mode, &c, 1)).transpose()?;
     Ok((output, Hidden { h, c }))
+}
+
+/// One direction of one layer over the whole input: its output and last
+/// state, given the layer's input, its initial state, its weights and
+/// whether it runs backward in time.
+pub(super) type Direction<'a> =
+    dyn FnMut(&mut Runtime, &Arc<Tensor>, Hidden, &Weights, bool) -> R<(Arc<Tensor>, Hidden)> + 'a;
+
+/// The layers stacked, as RNN.cpp's `apply_layer_stack`: each layer's
+/// directions run on the layer's input (`run`), a bidirectional layer's
+/// outputs joined on the last dim, dropout between layers in training;
+/// the last states of every layer and direction stacked (`h_n`, `c_n`).
+pub(super) fn layer_stack(
+    rt: &mut Runtime,
+    mode: Mode,
+    m: &Module,
+    spec: &Recurrent,
+    input: Arc<Tensor>,
+    hx: &Hidden,
+    run: &mut Direction<'_>,
+) -> R<(Arc<Tensor>, Hidden)> {
+    let hs = unbind0(rt, mode, &hx.h)?;
+    let cs: Vec<Option<Arc<Tensor>>> = match &hx.c {
+        Some(c) => unbind0(rt, mode, c)?.into_iter().map(Some).collect(),
+        None => vec![None; hs.len()],
+    };
+    let mut layer_input = input;
+    let (mut final_h, mut final_c) = (Vec::new(), Vec::new());
+    for layer in 0..spec.num_layers {
+        let mut outputs = Vec::new();
+        for dir in 0..spec.directions() {
+            let k = layer * spec.directions() + dir;
+            let suffix = format!("_l{layer}{}", if dir == 1 { "_reverse" } else { "" });
+            let w = weights(m, &suffix)?;
+            let state = Hidden {
+                h: Arc::clone(&hs[k]),
+                c: cs[k].clone(),
+            };
+            let (out, last) = run(rt, &layer_input, state, &w, dir == 1)?;
+            outputs.push(out);
+            final_h.push(last.h);
+            final_c.extend(last.c);
+        }
+        layer_input = match outputs.len() {
+            1 => outputs.remove(0),
+            _ => {
+                let last = outputs[0].ndim() as i64 - 1;
+                join(rt, mode, &outputs, last, false)?
+            }
+        };
+        if spec.dropout != 0.0 && m.training && layer + 1 < spec.num_layers {
+            layer_input = functional::dropout(rt, mode, &layer_input, spec.dropout, true)?;
+        }
+    }
+    let h = join(rt, mode, &final_h, 0, true)?;
+    let c = match spec.kind == Recurrence::Lstm {
+        true => Some(join(rt, mode, &final_c, 0, true)?),
+        false => None,
+    };
+    Ok((layer_input, Hidden { h, c }))
 }
 
 /// The state a program gave: of the input's dimensions (an unbatched

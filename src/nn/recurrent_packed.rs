@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::layer::{Layer, Recurrence};
 use super::module::Module;
-use super::recurrent::{check_input, join, list, step, tuple, unbind0, weights, Hidden, Weights};
+use super::recurrent::{check_input, join, layer_stack, list, step, tuple, Hidden, Weights};
 use crate::autograd::{functional, record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
@@ -84,53 +84,22 @@ pub fn forward(
             )));
         }
     }
-    let hs = unbind0(rt, mode, &hx.h)?;
-    let cs: Vec<Option<Arc<Tensor>>> = match &hx.c {
-        Some(c) => unbind0(rt, mode, c)?.into_iter().map(Some).collect(),
-        None => vec![None; hs.len()],
-    };
-    let mut layer_input = Arc::clone(data);
-    let (mut final_h, mut final_c) = (Vec::new(), Vec::new());
-    for layer in 0..spec.num_layers {
-        let mut outputs = Vec::new();
-        for dir in 0..spec.directions() {
-            let k = layer * spec.directions() + dir;
-            let suffix = format!("_l{layer}{}", if dir == 1 { "_reverse" } else { "" });
-            let w = weights(m, &suffix)?;
-            let state = Hidden {
-                h: Arc::clone(&hs[k]),
-                c: cs[k].clone(),
-            };
-            let run = Run {
-                kind: spec.kind,
-                w: &w,
-                sizes,
-            };
-            let (out, last) = match dir {
-                0 => run.forward(rt, mode, &layer_input, state)?,
-                _ => run.backward(rt, mode, &layer_input, state)?,
-            };
-            outputs.push(out);
-            final_h.push(last.h);
-            final_c.extend(last.c);
-        }
-        layer_input = match outputs.len() {
-            1 => outputs.remove(0),
-            _ => {
-                let last = outputs[0].ndim() as i64 - 1;
-                join(rt, mode, &outputs, last, false)?
+    let kind = spec.kind;
+    layer_stack(
+        rt,
+        mode,
+        m,
+        spec,
+        Arc::clone(data),
+        &hx,
+        &mut |rt, x, state, w, reverse| {
+            let run = Run { kind, w, sizes };
+            match reverse {
+                false => run.forward(rt, mode, x, state),
+                true => run.backward(rt, mode, x, state),
             }
-        };
-        if spec.dropout != 0.0 && m.training && layer + 1 < spec.num_layers {
-            layer_input = functional::dropout(rt, mode, &layer_input, spec.dropout, true)?;
-        }
-    }
-    let h = join(rt, mode, &final_h, 0, true)?;
-    let c = match lstm {
-        true => Some(join(rt, mode, &final_c, 0, true)?),
-        false => None,
-    };
-    Ok((layer_input, Hidden { h, c }))
+        },
+    )
 }
 
 /// One direction of one layer over packed data.
