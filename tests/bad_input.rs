@@ -163,6 +163,15 @@ const CATALOGUE: &[(&str, &str)] = &[
     ("load(\"\")", "IOError"),
     ("load(\"/\")", "IOError"),
     ("save(ones(2), \"/proc/x.npy\")", "IOError"),
+    // bytes and shifts: sizes past what cudash makes, before the host is asked
+    ("b = bytes(10 ** 12)", "MemoryError"),
+    ("b = b\"ab\" * 10 ** 12", "MemoryError"),
+    ("b = (1).to_bytes(10 ** 12, \"big\")", "MemoryError"),
+    ("b = b\"\\xff\".decode()", "UnicodeDecodeError"),
+    ("b = b\"a\" + \"b\"", "TypeError"),
+    ("n = 1 << 64", "ValueError"),
+    ("n = 1 << -1", "ValueError"),
+    ("x = ones(2) << 1", "NotImplementedError"),
 ];
 
 /// Input that nests or runs on without end: bounded with a clear error, never

@@ -134,7 +134,7 @@ pub fn construct(x: Option<&Value>, encoding: Option<&str>) -> Result<Vec<u8>, E
         }
         (Some(Value::Bytes(b)), _) => Ok(b.to_vec()),
         (Some(Value::Int(n)), _) if *n < 0 => Err(value_error("negative count".into())),
-        (Some(Value::Int(n)), _) => Ok(vec![0; *n as usize]),
+        (Some(Value::Int(n)), _) => Ok(vec![0; within_limit(*n as u64)?]),
         (Some(v), _) => match v.elements() {
             Some(Ok(items)) => items.iter().map(byte).collect(),
             _ => Err(type_error(format!(
@@ -160,6 +160,19 @@ pub fn byte(v: &Value) -> Result<u8, Error> {
             "'{}' object cannot be interpreted as an integer",
             other.type_name()
         ))),
+    }
+}
+
+/// The most bytes cudash makes at once (1 GiB): past it Python's
+/// `MemoryError`, before the host is asked.
+pub fn within_limit(n: u64) -> Result<usize, Error> {
+    match n <= 1 << 30 {
+        true => Ok(n as usize),
+        false => Err(Error::Module {
+            class: "MemoryError",
+            message: format!("{n} bytes are more than cudash makes at once (1 GiB)"),
+            help: None,
+        }),
     }
 }
 
@@ -224,6 +237,7 @@ pub fn int_to(n: i64, length: usize, order: &str, signed: bool) -> Result<Vec<u8
             help: None,
         });
     }
+    let length = within_limit(length as u64)?;
     let fill = if n < 0 { 0xff } else { 0x00 };
     let mut out: Vec<u8> = (0..length)
         .map(|k| match k < 8 {

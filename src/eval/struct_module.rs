@@ -104,6 +104,12 @@ impl Format {
         let mut out = Vec::new();
         for item in &self.items {
             let size = self.size(item.code);
+            // Past what any buffer holds, one place per item is not listed
+            // (`pack` and `unpack` then refuse the size; `calcsize` gives it).
+            if at.saturating_add(item.count.saturating_mul(size)) > 1 << 30 {
+                at = at.saturating_add(item.count.saturating_mul(size));
+                continue;
+            }
             if self.native && item.code != 's' && item.code != 'x' {
                 at = at.div_ceil(size) * size;
             }
@@ -144,6 +150,7 @@ fn int_range(code: char, native: bool) -> (i128, i128) {
 pub fn pack(fmt: &str, values: &[Value]) -> Result<Vec<u8>, Error> {
     let f = Format::parse(fmt)?;
     let (places, size) = f.layout();
+    let size = super::bytes::within_limit(size as u64)?;
     if places.len() != values.len() {
         return Err(error(format!(
             "pack expected {} items for packing (got {})",
