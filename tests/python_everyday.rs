@@ -6122,6 +6122,11 @@ try:
     [1][slice(0, 1, 0)]
 except ValueError as e:
     print('ValueError', e)
+for bad in (lambda: 'hello'[10], lambda: b'ab'[-3], lambda: (1, 2)[5]):
+    try:
+        bad()
+    except IndexError as e:
+        print('IndexError', e)
 ",
     );
     assert_eq!(
@@ -6131,6 +6136,9 @@ except ValueError as e:
             "[1, 3, 5] bdf [1, 3, 5] [7, 6, 5, 4, 3, 2, 1, 0]",
             "slice(1, 3, None) True False",
             "ValueError slice step cannot be zero",
+            "IndexError string index out of range",
+            "IndexError index out of range",
+            "IndexError tuple index out of range",
         ]
     );
 }

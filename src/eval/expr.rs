@@ -239,6 +239,9 @@ impl Interp {
             Value::Bytes(bytes) => {
                 let ints: Vec<Value> = bytes.iter().map(|&c| Value::Int(c as i64)).collect();
                 let at = self.list_at(items, span, d)?;
+                if let Some(e) = out_of_range("index", &at, ints.len()) {
+                    return Err(e);
+                }
                 let one = matches!(at, ListAt::One(..));
                 let picked = pick(&ints, false, at, span)?;
                 return Ok(match (one, picked) {
@@ -263,6 +266,9 @@ impl Interp {
                     .map(|c| Value::Str(Arc::new(c.to_string())))
                     .collect();
                 let at = self.list_at(items, span, d)?;
+                if let Some(e) = out_of_range("string index", &at, chars.len()) {
+                    return Err(e);
+                }
                 let one = matches!(at, ListAt::One(..));
                 let picked = pick(&chars, false, at, span)?;
                 return Ok(match (one, picked) {
@@ -1385,6 +1391,25 @@ enum ListAt {
 /// The item or the slice `at` picks from `list` (a slice of a `list()` is
 /// a new `list()`, of a tuple a tuple).
 /// `span`: the indexing, where a bad slice step is reported.
+/// `s[i]` past the end of a string (`string index out of range`) or of
+/// bytes (`index out of range`), in Python's words; None when `i` is in range.
+fn out_of_range(what: &str, at: &ListAt, len: usize) -> Option<Diagnostic> {
+    match at {
+        ListAt::One(i, span) if list_index(*i, len).is_err() => Some(
+            Error::Module {
+                class: "IndexError",
+                message: format!("{what} out of range"),
+                help: Some(match len {
+                    0 => "it is empty".into(),
+                    n => format!("it holds {n} items: index 0 to {}, or -1 to -{n}", n - 1),
+                }),
+            }
+            .at(*span),
+        ),
+        _ => None,
+    }
+}
+
 fn pick(list: &[Value], grows: bool, at: ListAt, span: Span) -> Result<Value, Diagnostic> {
     match at {
         // Python's words: `list index out of range`.
