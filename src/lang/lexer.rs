@@ -194,36 +194,34 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
             .map(|s: String| Token::Str(s.into()))
     };
 
-    // `b"..."` (and `rb`, `br`): bytes. Escapes are read as in a string;
-    // a character past \xff has no byte.
-    let to_bytes = |s: &str, span: Span| -> Result<Token, E> {
-        s.chars()
-            .map(|c| u8::try_from(c as u32).ok())
-            .collect::<Option<Vec<u8>>>()
-            .map(|b| Token::Bytes(b.into()))
-            .ok_or_else(|| {
-                E::message(
-                    span,
-                    "bytes can only contain ASCII literal characters".to_string(),
-                )
-            })
-    };
+    // `b"..."` (and `rb`, `br`): bytes, escapes read by `byte_escapes`
+    // (none in a raw one). A bad one is reported where it stands, and
+    // lexing goes on.
     let bytes = choice((
         one_of("bB")
             .then(one_of("rR"))
             .ignored()
             .or(one_of("rR").then(one_of("bB")).ignored())
             .ignore_then(raw_string())
-            .try_map(move |(body, _): (&str, usize), span| to_bytes(body, span)),
-        one_of("bB").ignore_then(
-            choice((triple("\"\"\""), triple("'''"), string('"'), string('\''))).try_map(
-                move |t: Token, span| match t {
-                    Token::Str(s) => to_bytes(&s, span),
-                    other => Ok(other),
-                },
-            ),
-        ),
-    ));
+            .map(|(body, _): (&str, usize)| (true, body)),
+        one_of("bB")
+            .ignore_then(raw_string())
+            .map(|(body, _): (&str, usize)| (false, body)),
+    ))
+    .validate(|(raw, body): (bool, &str), e, emitter| {
+        let made = match raw {
+            true if body.is_ascii() => Ok(body.as_bytes().to_vec()),
+            true => Err("bytes can only contain ASCII literal characters".to_string()),
+            false => byte_escapes(body),
+        };
+        match made {
+            Ok(b) => Token::Bytes(b.into()),
+            Err(message) => {
+                emitter.emit(E::message(e.span(), message));
+                Token::Bytes(Vec::new().into())
+            }
+        }
+    });
     let cuda = text::keyword("cuda")
         .ignore_then(just(':').ignore_then(digits.to_slice()).or_not())
         .try_map(|index: Option<&str>, span| match index {
@@ -347,6 +345,72 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
         .collect()
         .then_ignore(skip)
         .then_ignore(end())
+}
+
+/// A bytes literal's text with its escapes read as Python reads them:
+/// `\n`, `\t`, `\\`, the quotes, `\a \b \f \v \r`, `\xhh`, octal `\0` to
+/// `\377`, a backslash before a newline joining the lines; any other
+/// backslash kept as written (`b"\u1234"` is six bytes after the
+/// backslash, as in Python). Only ASCII may be written as itself.
+fn byte_escapes(body: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if !c.is_ascii() {
+            return Err("bytes can only contain ASCII literal characters".into());
+        }
+        if c != '\\' {
+            out.push(c as u8);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push(b'\\');
+            break;
+        };
+        match e {
+            '\n' => {}
+            '\\' | '\'' | '"' => out.push(e as u8),
+            'a' => out.push(0x07),
+            'b' => out.push(0x08),
+            'f' => out.push(0x0c),
+            'n' => out.push(b'\n'),
+            'r' => out.push(b'\r'),
+            't' => out.push(b'\t'),
+            'v' => out.push(0x0b),
+            '0'..='7' => {
+                let mut n = e as u32 - '0' as u32;
+                for _ in 0..2 {
+                    match chars.peek() {
+                        Some(d @ '0'..='7') => {
+                            n = n * 8 + (*d as u32 - '0' as u32);
+                            chars.next();
+                        }
+                        _ => break,
+                    }
+                }
+                out.push((n & 0xff) as u8);
+            }
+            'x' => {
+                let hex: String = (0..2).filter_map(|_| chars.next()).collect();
+                match u8::from_str_radix(&hex, 16) {
+                    Ok(b) if hex.len() == 2 => out.push(b),
+                    _ => {
+                        return Err(format!(
+                            "invalid \\x escape `\\x{hex}`: two hex digits are needed"
+                        ))
+                    }
+                }
+            }
+            other if !other.is_ascii() => {
+                return Err("bytes can only contain ASCII literal characters".into())
+            }
+            other => {
+                out.push(b'\\');
+                out.push(other as u8);
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn single(c: char) -> Option<Punct> {
@@ -583,6 +647,21 @@ fn structure(tokens: Vec<Spanned<Token>>, len: usize) -> Result<Vec<Spanned<Toke
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn bytes_literals_read_escapes_as_python() {
+        assert_eq!(
+            super::byte_escapes(r"\x41\102\0\n").unwrap(),
+            b"AB\0\n".to_vec()
+        );
+        assert_eq!(
+            super::byte_escapes(r"\u1234\d").unwrap(),
+            b"\\u1234\\d".to_vec()
+        );
+        assert_eq!(super::byte_escapes("a\\\nb").unwrap(), b"ab".to_vec());
+        assert!(super::byte_escapes(r"\xg1").is_err());
+        assert!(super::byte_escapes("é").is_err());
+    }
     use super::*;
 
     #[test]
