@@ -388,11 +388,7 @@ pub fn str_encode(s: &str, args: &[ArgVal]) -> Result<Value, Error> {
 
 /// A string argument by position or keyword.
 fn text_arg(args: &[ArgVal], k: usize, name: &str) -> Result<Option<String>, Error> {
-    let given = args
-        .iter()
-        .find(|a| a.keyword.as_ref().is_some_and(|n| n.name == name))
-        .or_else(|| args.iter().filter(|a| a.keyword.is_none()).nth(k));
-    match given.map(|a| &a.value) {
+    match keyword(args, name).or_else(|| positional(args).get(k).copied()) {
         None => Ok(None),
         Some(Value::Str(s)) => Ok(Some(s.to_string())),
         Some(other) => Err(type_error(format!(
@@ -402,8 +398,15 @@ fn text_arg(args: &[ArgVal], k: usize, name: &str) -> Result<Option<String>, Err
     }
 }
 
-/// The positional arguments' values.
-fn positional(args: &[ArgVal]) -> Vec<&Value> {
+/// A keyword argument's value (`signed=True`), of a native's arguments.
+pub(super) fn keyword<'a>(args: &'a [ArgVal], name: &str) -> Option<&'a Value> {
+    args.iter()
+        .find(|a| a.keyword.as_ref().is_some_and(|n| n.name == name))
+        .map(|a| &a.value)
+}
+
+/// The positional arguments' values, of a native's arguments.
+pub(super) fn positional(args: &[ArgVal]) -> Vec<&Value> {
     args.iter()
         .filter(|a| a.keyword.is_none())
         .map(|a| &a.value)
@@ -747,12 +750,7 @@ fn frombuffer(pos: &[&Value]) -> Result<Value, Error> {
 /// `n.to_bytes(length=1, byteorder="big", signed=False)`.
 pub fn int_to_bytes(n: i64, args: &[ArgVal]) -> Result<Value, Error> {
     let pos = positional(args);
-    let length = match args
-        .iter()
-        .find(|a| a.keyword.as_ref().is_some_and(|k| k.name == "length"))
-        .map(|a| &a.value)
-        .or(pos.first().copied())
-    {
+    let length = match keyword(args, "length").or(pos.first().copied()) {
         None => 1,
         Some(Value::Int(l)) if *l >= 0 => *l as usize,
         Some(Value::Int(_)) => {
@@ -776,11 +774,7 @@ pub fn int_to_bytes(n: i64, args: &[ArgVal]) -> Result<Value, Error> {
 
 /// A keyword-only flag (`signed=True`).
 fn flag(args: &[ArgVal], name: &str) -> Result<bool, Error> {
-    match args
-        .iter()
-        .find(|a| a.keyword.as_ref().is_some_and(|k| k.name == name))
-        .map(|a| &a.value)
-    {
+    match keyword(args, name) {
         None => Ok(false),
         Some(Value::Bool(b)) => Ok(b.get()),
         Some(Value::Int(i)) => Ok(*i != 0),

@@ -237,54 +237,28 @@ impl Interp {
             }
             // `b[0]`: an int; `b[4:8]`: bytes.
             Value::Bytes(bytes) => {
-                let ints: Vec<Value> = bytes.iter().map(|&c| Value::Int(c as i64)).collect();
                 let at = self.list_at(items, span, d)?;
-                if let Some(e) = out_of_range("index", &at, ints.len()) {
-                    return Err(e);
-                }
-                let one = matches!(at, ListAt::One(..));
-                let picked = pick(&ints, false, at, span)?;
-                return Ok(match (one, picked) {
-                    (true, v) => v,
-                    (false, v) => {
-                        let parts = v.items().unwrap_or_default();
-                        let picked: Vec<u8> = parts
-                            .iter()
-                            .filter_map(|c| match c {
-                                Value::Int(c) => Some(*c as u8),
-                                _ => None,
-                            })
-                            .collect();
-                        Value::Bytes(Arc::new(picked))
-                    }
-                });
+                return index_sequence(
+                    bytes,
+                    "index",
+                    at,
+                    span,
+                    |c| Value::Int(c as i64),
+                    |b| Value::Bytes(Arc::new(b)),
+                );
             }
-            // `s[0]`, `s[:30]`: a string's characters, as a list's items.
+            // `s[0]`, `s[:30]`: a string's characters.
             Value::Str(text) => {
-                let chars: Vec<Value> = text
-                    .chars()
-                    .map(|c| Value::Str(Arc::new(c.to_string())))
-                    .collect();
+                let chars: Vec<char> = text.chars().collect();
                 let at = self.list_at(items, span, d)?;
-                if let Some(e) = out_of_range("string index", &at, chars.len()) {
-                    return Err(e);
-                }
-                let one = matches!(at, ListAt::One(..));
-                let picked = pick(&chars, false, at, span)?;
-                return Ok(match (one, picked) {
-                    (true, v) => v,
-                    (false, v) => {
-                        let parts = v.items().unwrap_or_default();
-                        let joined: String = parts
-                            .iter()
-                            .filter_map(|c| match c {
-                                Value::Str(c) => Some(c.as_str()),
-                                _ => None,
-                            })
-                            .collect();
-                        Value::Str(Arc::new(joined))
-                    }
-                });
+                return index_sequence(
+                    &chars,
+                    "string index",
+                    at,
+                    span,
+                    |c| Value::Str(Arc::new(c.to_string())),
+                    |cs| Value::Str(Arc::new(cs.into_iter().collect())),
+                );
             }
             // `ds[i]` of a TensorDataset, a `Dataset(get, n)` or a Subset.
             Value::Dataset(ds) => {
@@ -1391,22 +1365,35 @@ enum ListAt {
 /// The item or the slice `at` picks from `list` (a slice of a `list()` is
 /// a new `list()`, of a tuple a tuple).
 /// `span`: the indexing, where a bad slice step is reported.
-/// `s[i]` past the end of a string (`string index out of range`) or of
-/// bytes (`index out of range`), in Python's words; None when `i` is in range.
-fn out_of_range(what: &str, at: &ListAt, len: usize) -> Option<Diagnostic> {
+/// `s[i]` or `s[a:b:c]` of a string's characters or of bytes: the one
+/// item as `one` makes it, a slice as `many` joins it; past the end
+/// Python's words for each (`string index out of range`, `index out of
+/// range`).
+fn index_sequence<T: Copy>(
+    elems: &[T],
+    what: &str,
+    at: ListAt,
+    span: Span,
+    one: impl Fn(T) -> Value,
+    many: impl Fn(Vec<T>) -> Value,
+) -> Result<Value, Diagnostic> {
     match at {
-        ListAt::One(i, span) if list_index(*i, len).is_err() => Some(
-            Error::Module {
+        ListAt::One(i, at) => match list_index(i, elems.len()) {
+            Ok(j) => Ok(one(elems[j])),
+            Err(_) => Err(Error::Module {
                 class: "IndexError",
                 message: format!("{what} out of range"),
-                help: Some(match len {
+                help: Some(match elems.len() {
                     0 => "it is empty".into(),
                     n => format!("it holds {n} items: index 0 to {}, or -1 to -{n}", n - 1),
                 }),
             }
-            .at(*span),
-        ),
-        _ => None,
+            .at(at)),
+        },
+        ListAt::Slice(a, b, c) => {
+            let picked = python_slice(elems.len(), a, b, c.unwrap_or(1)).map_err(|e| e.at(span))?;
+            Ok(many(picked.into_iter().map(|k| elems[k]).collect()))
+        }
     }
 }
 

@@ -292,16 +292,8 @@ pub fn calcsize(fmt: &str) -> Result<usize, Error> {
 
 /// The natives' calls: `pack`, `unpack`, `unpack_from`, `calcsize`, `iter_unpack`.
 pub fn call(name: &str, args: &[ArgVal]) -> Result<Value, Error> {
-    let pos: Vec<&Value> = args
-        .iter()
-        .filter(|a| a.keyword.is_none())
-        .map(|a| &a.value)
-        .collect();
-    let keyword = |k: &str| {
-        args.iter()
-            .find(|a| a.keyword.as_ref().is_some_and(|n| n.name == k))
-            .map(|a| &a.value)
-    };
+    let pos = super::bytes::positional(args);
+    let keyword = |k: &str| super::bytes::keyword(args, k);
     let fmt = match pos.first().copied().or(keyword("format")) {
         Some(Value::Str(s)) => s.to_string(),
         Some(Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
