@@ -127,6 +127,21 @@ fn pasted_programs_print_the_same_on_a_gpu() {
     }
 }
 
+/// On `emu` (the CUDA backend with its kernels compiled for the host)
+/// the programs print the same numbers too.
+#[test]
+fn pasted_programs_print_the_same_on_emu() {
+    for program in programs() {
+        let want = std::fs::read_to_string(program.with_extension("py.torch"))
+            .unwrap()
+            .replace("Using cpu device", "Using cuda device");
+        let got = run(&program, &["--backend", "emu"]);
+        if let Err(e) = same(&got, &want) {
+            panic!("{} on emu: {e}", program.display());
+        }
+    }
+}
+
 #[test]
 fn the_comparison_catches_a_changed_number() {
     assert!(same(
