@@ -17,6 +17,7 @@ pub use super::window::Geometry;
 use super::{record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
+use crate::runtime::memory_format::{self, MemoryFormat};
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index;
 use crate::runtime::op::reduce::ReduceOp;
@@ -196,6 +197,13 @@ fn convolution(
             fmt_shape(w.shape())
         )));
     }
+    // PyTorch's choice (cuDNN's and the CPU's alike): a channels-last
+    // input or weight gives a channels-last output.
+    let channels_last = dims == 4
+        && !transposed.on
+        && [&**x, &**w]
+            .iter()
+            .any(|t| memory_format::suggest(t.shape(), t.strides()) == MemoryFormat::ChannelsLast);
     let (x4, w4) = (as_image(x)?, as_image(w)?);
     let w4 = match w4.is_contiguous() {
         true => w4,
@@ -227,7 +235,7 @@ fn convolution(
     let out4 = match transposed.on {
         false => {
             let geom = Geometry::new((h, wd), (kh, kw), stride, padding, dilation, groups)?;
-            let out = forward(rt, &x4, &w4, &geom)?;
+            let out = forward(rt, &x4, &w4, &geom, channels_last)?;
             (out, geom)
         }
         true => {
@@ -356,7 +364,13 @@ fn contiguous(rt: &mut Runtime, t: &Arc<Tensor>) -> R<Arc<Tensor>> {
 /// kh, kw] over `geom`, nothing recorded: per chunk of the batch and per
 /// group, `W [Cout/g, Cg*kh*kw] @ columns [s, Cg*kh*kw, Ho*Wo]`, each
 /// image's output [Cout, Ho*Wo] in place.
-fn forward(rt: &mut Runtime, x: &Tensor, w: &Tensor, geom: &Geometry) -> R<Arc<Tensor>> {
+fn forward(
+    rt: &mut Runtime,
+    x: &Tensor,
+    w: &Tensor,
+    geom: &Geometry,
+    channels_last: bool,
+) -> R<Arc<Tensor>> {
     let (n, c) = (x.shape()[0], x.shape()[1]);
     let (cout, cg, kh, kw) = (w.shape()[0], w.shape()[1], w.shape()[2], w.shape()[3]);
     let groups = geom.groups;
@@ -368,17 +382,29 @@ fn forward(rt: &mut Runtime, x: &Tensor, w: &Tensor, geom: &Geometry) -> R<Arc<T
     for (n0, n1) in batch_chunks(n, c * kh * kw * oh * ow * x.dtype().size()) {
         let cols = rt.im2col(&span(x, 0, n0, n1)?, geom)?;
         // [s, Cout, Ho * Wo]: W @ columns, each image's product laid out
-        // as its output (NCHW), group by group.
+        // as its output (NCHW), group by group; channels-last, [s, Ho *
+        // Wo, Cout]: columns.T @ W.T, pixel by pixel.
         let mut parts = Vec::with_capacity(groups);
         for g in 0..groups {
             let wg = span(&wmat, 0, g * per_out, (g + 1) * per_out)?;
-            parts.push(rt.matmul(&wg, &span(&cols, 1, g * ck, (g + 1) * ck)?)?);
+            let cg = span(&cols, 1, g * ck, (g + 1) * ck)?;
+            parts.push(match channels_last {
+                false => rt.matmul(&wg, &cg)?,
+                true => rt.matmul(&cg.transpose(1, 2), &view::matrix_transpose(&wg)?)?,
+            });
         }
         drop(cols);
-        chunks.push(join_or_one(rt, parts, 1)?);
+        chunks.push(join_or_one(rt, parts, if channels_last { 2 } else { 1 })?);
     }
     let outt = join_or_one(rt, chunks, 0)?;
-    rt.reshape(&outt, &[n as i64, cout as i64, oh as i64, ow as i64])
+    let (n, cout, oh, ow) = (n as i64, cout as i64, oh as i64, ow as i64);
+    match channels_last {
+        false => rt.reshape(&outt, &[n, cout, oh, ow]),
+        true => {
+            let nhwc = rt.reshape(&outt, &[n, oh, ow, cout])?;
+            Ok(Arc::new(view::permute(&nhwc, &[0, 3, 1, 2])?))
+        }
+    }
 }
 
 /// The parts joined along `dim`, or the one part as it is.
@@ -497,7 +523,7 @@ pub fn conv2d_backward(
             let g3 = flat(rt, &g4)?;
             Some(input_grad(rt, &g3, &w4, geom, x4.shape())?)
         }
-        (true, true) => Some(forward(rt, &g4, &w4, geom)?),
+        (true, true) => Some(forward(rt, &g4, &w4, geom, false)?),
     };
     let gw = match (want_w, transposed) {
         (false, _) => None,
@@ -708,6 +734,7 @@ fn maxima(
     }
     let (out, places) = rt.max_pool2d(&*batched(x)?, &geom)?;
     let (out, places) = (unbatched(out, x.shape())?, unbatched(places, x.shape())?);
+    let (out, places) = (in_format_of(rt, x, out)?, in_format_of(rt, x, places)?);
     let backward = Backward::MaxPool {
         which: Saved::new(&places),
         geom,
@@ -715,6 +742,27 @@ fn maxima(
     };
     let out = record::attach_node(rt, mode, out, node, backward, &[x]);
     Ok((out, places))
+}
+
+/// A pooling's result laid out as its input suggests (PyTorch's
+/// `suggest_memory_format`): channels-last for a channels-last x. The
+/// pooling computes it row-major, so it is copied: `mem` holds the
+/// row-major result for a moment, where PyTorch's kernel writes it once.
+fn in_format_of(rt: &mut Runtime, x: &Tensor, out: Arc<Tensor>) -> R<Arc<Tensor>> {
+    let cl = MemoryFormat::ChannelsLast;
+    if out.ndim() != 4 || memory_format::suggest(x.shape(), x.strides()) != cl {
+        return Ok(out);
+    }
+    if !memory_format::is_contiguous_as(cl, out.shape(), out.strides()) {
+        return rt.copy_as(&out, cl);
+    }
+    // In that order already ([N, C, 1, 1]): PyTorch's strides, no copy.
+    let strides = memory_format::strides_for(cl, out.shape())?;
+    Ok(Arc::new(out.view(
+        out.shape().to_vec(),
+        strides,
+        out.offset(),
+    )))
 }
 
 /// `avg_pool2d(x, kernel, stride, padding)`: each window's mean, padding
@@ -757,6 +805,7 @@ fn average(
         rt.reshape(&mean, &[n as i64, c as i64, oh as i64, ow as i64])?,
         x.shape(),
     )?;
+    let out = in_format_of(rt, x, out)?;
     let backward = Backward::AvgPool {
         geom,
         input: x.shape().to_vec(),

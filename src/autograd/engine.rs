@@ -830,10 +830,15 @@ fn accumulate(rt: &mut Runtime, mode: Mode, m: &GradCell, g: Arc<Tensor>) -> R<(
             // laid out as the parameter (PyTorch's `AccumulateGrad` steals
             // it then, also a view of a larger buffer: DataParallel's
             // reduced gradients are views of one buffer per bucket).
-            let plain = Arc::strong_count(&g) == 1 && g.is_contiguous();
-            let g = match plain {
+            let strides = m.grad_strides(g.shape());
+            let laid_out = g
+                .shape()
+                .iter()
+                .zip(g.strides().iter().zip(&strides))
+                .all(|(&n, (&s, &want))| if n == 1 { s != 0 } else { s == want });
+            let g = match Arc::strong_count(&g) == 1 && laid_out {
                 true => g,
-                false => rt.copy(&g)?,
+                false => rt.copy_strided(&g, strides)?,
             };
             m.set(Some(g));
         }

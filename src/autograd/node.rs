@@ -12,8 +12,10 @@ use super::hook_list::Hooks;
 use super::saved_hooks::PackCell;
 use crate::error::Error;
 use crate::runtime::lock::lock;
+use crate::runtime::memory_format;
 use crate::runtime::op::binary::BinaryOp;
 use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::shape::contiguous_strides;
 use crate::runtime::stream::StreamKey;
 use crate::runtime::{DType, Device, Tensor};
 
@@ -47,9 +49,29 @@ pub struct GradCell {
     pub pre: Hooks,
     /// `register_post_accumulate_grad_hook`: run once `.grad` is final.
     pub post: Hooks,
+    /// The leaf's strides when it is dense but not row-major (a
+    /// channels-last parameter): PyTorch lays its `.grad` out the same
+    /// way (`AccumulateGrad`'s layout contract); None: row-major.
+    layout: Mutex<Option<Vec<isize>>>,
 }
 
 impl GradCell {
+    /// Records a dense leaf's strides for its `.grad` (`grad_strides`).
+    pub fn keep_layout(&self, shape: &[usize], strides: &[isize]) {
+        let dense = memory_format::is_non_overlapping_and_dense(shape, strides);
+        *lock(&self.layout) = dense.then(|| strides.to_vec());
+    }
+
+    /// The strides a first `.grad` of `shape` must have (PyTorch's
+    /// `obeys_layout_contract`): the leaf's own when it is dense and not
+    /// row-major, else row-major.
+    pub fn grad_strides(&self, shape: &[usize]) -> Vec<isize> {
+        match &*lock(&self.layout) {
+            Some(s) if s.len() == shape.len() => s.clone(),
+            _ => contiguous_strides(shape),
+        }
+    }
+
     pub fn get(&self) -> Option<Arc<Tensor>> {
         lock(&self.grad).clone()
     }

@@ -24,7 +24,15 @@ type R<T> = Result<T, Error>;
 
 /// Where the gradient of `t` goes.
 pub fn edge(t: &Tensor) -> Edge {
-    meta(t).map_or(Edge::None, Meta::edge)
+    let edge = meta(t).map_or(Edge::None, Meta::edge);
+    if let Edge::Leaf(cell) = &edge {
+        // A leaf laid out otherwise than row-major (channels-last): its
+        // `.grad` is laid out as it is (`accumulate`).
+        if !t.is_contiguous() {
+            cell.keep_layout(t.shape(), t.strides());
+        }
+    }
+    edge
 }
 
 /// Gives `out` a new node made from `inputs`; `out` itself when it already

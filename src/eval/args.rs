@@ -348,6 +348,32 @@ impl Bound {
         }
     }
 
+    /// A `memory_format=` argument (`torch.channels_last`, ...).
+    pub fn memory_format(
+        &self,
+        name: &str,
+    ) -> Result<Option<crate::runtime::memory_format::MemoryFormat>, Diagnostic> {
+        use crate::runtime::memory_format::MemoryFormat;
+        match self.given(name) {
+            None => Ok(None),
+            Some((Value::Object(o), span)) if o.class.name == "memory_format" => {
+                let name = match o.get("_name") {
+                    Some(Value::Str(s)) => MemoryFormat::from_name(&s),
+                    _ => None,
+                };
+                name.map(Some)
+                    .ok_or_else(|| Error::value("an unknown memory format").at(*span))
+            }
+            Some((v, span)) => Err(self.wrong(
+                name,
+                "a memory format (torch.contiguous_format, torch.channels_last, \
+                 torch.channels_last_3d, torch.preserve_format)",
+                v,
+                *span,
+            )),
+        }
+    }
+
     pub fn device(&self, name: &str) -> Result<Option<Device>, Diagnostic> {
         match self.given(name) {
             None => Ok(None),

@@ -29,6 +29,7 @@ pub mod host_clock;
 pub mod io;
 pub mod libm;
 pub mod lock;
+pub mod memory_format;
 pub mod op;
 pub mod ops;
 pub mod page_locked;

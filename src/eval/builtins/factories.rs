@@ -7,7 +7,9 @@ use super::super::args::{to_tensor, Bound};
 use super::super::literal::{data_arg, dtype_of_value};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
+use crate::runtime::memory_format::{self, MemoryFormat, Order};
 use crate::runtime::op::factory::{Distribution, Fill, NewTensor};
+use crate::runtime::shape::contiguous_strides;
 use crate::runtime::{DType, Tensor};
 
 pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -115,16 +117,34 @@ fn fill(
 ) -> Result<Value, Diagnostic> {
     let dtype = b.dtype("dtype")?.unwrap_or(default);
     let device = me.device_arg(b)?;
+    let strides = match b.memory_format("memory_format")? {
+        Some(f) => {
+            memory_format::strides_for(f, shape).map_err(|e| e.at(b.span_of("memory_format")))?
+        }
+        None => contiguous_strides(shape),
+    };
+    let order = Order::of(shape, strides);
+    let made = order.as_ref().map_or(shape.to_vec(), Order::permuted_shape);
     let new = NewTensor {
-        shape,
+        shape: &made,
         dtype,
         device,
         like: None,
     };
-    b.result(match value {
+    let out = match value {
         Some(value) => me.rt.full(new, value),
         None => me.rt.empty(new),
-    })
+    };
+    b.result(out.map(|t| restored(order, t)))
+}
+
+/// `made`, a factory's new tensor in a layout's permuted order, seen with
+/// the layout's strides (as it is when there is no order to restore).
+fn restored(order: Option<Order>, made: Arc<Tensor>) -> Arc<Tensor> {
+    match order {
+        Some(order) => Arc::new(order.restore(&made)),
+        None => made,
+    }
 }
 
 pub(super) fn arange(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -297,6 +317,17 @@ pub(super) fn like(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
         None => like.device(),
     };
     let shape = like.shape().to_vec();
+    // PyTorch's `preserve_format`: like's own order, unless another is asked.
+    let strides = match b.memory_format("memory_format")? {
+        None | Some(MemoryFormat::Preserve) => {
+            memory_format::preserved_strides(like.shape(), like.strides())
+        }
+        Some(f) => {
+            memory_format::strides_for(f, &shape).map_err(|e| e.at(b.span_of("memory_format")))?
+        }
+    };
+    let order = Order::of(&shape, strides);
+    let shape = order.as_ref().map_or(shape, Order::permuted_shape);
     let value = match name {
         "ones_like" => Fill::Int(1),
         "full_like" => b.fill("value")?.unwrap_or(Fill::Int(0)),
@@ -309,11 +340,12 @@ pub(super) fn like(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
         device,
         like,
     };
-    b.result(match name {
+    let out = match name {
         "rand_like" | "randn_like" => me.rt.random(new, distribution(name)),
         "empty_like" => me.rt.empty(new),
         _ => me.rt.full(new, value),
-    })
+    };
+    b.result(out.map(|t| restored(order, t)))
 }
 
 /// `cat` (along an existing dimension) and `stack` (along a new one).

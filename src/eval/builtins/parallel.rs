@@ -78,7 +78,7 @@ pub(super) fn data_parallel(me: &mut Interp, _: &'static str, b: &Bound) -> Out 
             me,
             "cuda",
             &module,
-            (Some(Device::Cuda(*only)), None),
+            (Some(Device::Cuda(*only)), None, None),
             b.span,
         )?;
     }

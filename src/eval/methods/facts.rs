@@ -13,6 +13,7 @@ use super::super::args::{ArgVal, Bound};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Name;
+use crate::runtime::memory_format::{self, MemoryFormat};
 use crate::runtime::shape::norm_dim;
 use crate::runtime::Tensor;
 
@@ -21,14 +22,23 @@ type Out = Result<Value, Diagnostic>;
 /// `x.dim()`, `x.ndimension()`, `x.nelement()`, `x.element_size()`,
 /// `x.is_floating_point()`, `x.is_signed()`, `x.is_contiguous()`, `x.get_device()`,
 /// `x.storage_offset()`.
-pub(super) fn fact(_: &mut Interp, name: &'static str, t: &Arc<Tensor>, _: &Bound) -> Out {
+pub(super) fn fact(_: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     Ok(match name {
         "dim" | "ndimension" => Value::Int(t.ndim() as i64),
         "nelement" => Value::Int(t.numel() as i64),
         "element_size" => Value::Int(t.dtype().size() as i64),
         "is_floating_point" => Value::bool(t.dtype().is_float()),
         "is_signed" => Value::bool(t.dtype().is_signed()),
-        "is_contiguous" => Value::bool(t.is_contiguous()),
+        "is_contiguous" => Value::bool(match b.memory_format("memory_format")? {
+            None | Some(MemoryFormat::Contiguous) => t.is_contiguous(),
+            Some(MemoryFormat::Preserve) => {
+                return Err(Error::value(
+                    "is_contiguous: preserve_format is not a layout to compare with",
+                )
+                .at(b.span_of("memory_format")))
+            }
+            Some(f) => memory_format::is_contiguous_as(f, t.shape(), t.strides()),
+        }),
         "get_device" => Value::Int(match t.device() {
             crate::runtime::Device::Cuda(i) => i64::from(i),
             crate::runtime::Device::Cpu => -1,

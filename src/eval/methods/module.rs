@@ -18,6 +18,7 @@ use crate::nn::layers::Layer;
 use crate::nn::module::{self, Member};
 use crate::nn::ModuleRef;
 use crate::runtime::lock::lock;
+use crate::runtime::memory_format::{self, MemoryFormat};
 use crate::runtime::{DType, Device, Tensor};
 
 type Out = Result<Value, Diagnostic>;
@@ -625,7 +626,11 @@ pub(super) fn to(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) 
         "float" => dtype = Some(DType::F32),
         _ => dtype = Some(DType::F64),
     }
-    module_to(me, name, m, (device, dtype), b.span)
+    let format = match name {
+        "to" => b.memory_format("memory_format")?,
+        _ => None,
+    };
+    module_to(me, name, m, (device, dtype, format), b.span)
 }
 
 /// `m` with every parameter and buffer on `device` and in `dtype` (each
@@ -634,7 +639,7 @@ pub(crate) fn module_to(
     me: &mut Interp,
     name: &str,
     m: &ModuleRef,
-    (mut device, dtype): (Option<Device>, Option<DType>),
+    (mut device, dtype, format): (Option<Device>, Option<DType>, Option<MemoryFormat>),
     span: Span,
 ) -> Out {
     let at = |e: Error| e.at(span);
@@ -665,11 +670,19 @@ pub(crate) fn module_to(
     let mut held_elsewhere = 0;
     module::apply_tensors(m, &mut |t, is_param| {
         let mut x = Arc::clone(t);
+        // PyTorch's `convert`: a memory format for the 4-d and 5-d tensors.
+        if let Some(f) =
+            format.filter(|&f| f != MemoryFormat::Preserve && matches!(t.ndim(), 4 | 5))
+        {
+            if !memory_format::is_contiguous_as(f, x.shape(), x.strides()) {
+                x = rt.copy_as(&x, f)?;
+            }
+        }
         if let Some(d) = dtype.filter(|d| t.dtype().is_float() && *d != t.dtype()) {
-            x = rt.cast(&x, d)?;
+            x = rt.cast_keeping_layout(&x, d)?;
         }
         if let Some(d) = device.filter(|d| *d != t.device()) {
-            x = rt.transfer(&x, d, false)?;
+            x = rt.keeping_layout(&x, |rt, x| rt.transfer(x, d, false))?;
         }
         if Arc::ptr_eq(&x, t) {
             return Ok(x);
@@ -692,11 +705,18 @@ pub(crate) fn module_to(
         }
         if let Some(g) = meta::meta(t).and_then(|r| r.grad()) {
             let mut g2 = g;
+            if let Some(f) =
+                format.filter(|&f| f != MemoryFormat::Preserve && matches!(g2.ndim(), 4 | 5))
+            {
+                if !memory_format::is_contiguous_as(f, g2.shape(), g2.strides()) {
+                    g2 = rt.copy_as(&g2, f)?;
+                }
+            }
             if let Some(d) = dtype.filter(|d| *d != g2.dtype()) {
-                g2 = rt.cast(&g2, d)?;
+                g2 = rt.cast_keeping_layout(&g2, d)?;
             }
             if let Some(d) = device.filter(|d| *d != g2.device()) {
-                g2 = rt.transfer(&g2, d, false)?;
+                g2 = rt.keeping_layout(&g2, |rt, x| rt.transfer(x, d, false))?;
             }
             meta::meta_or_leaf(&p).set_grad(Some(g2));
         }

@@ -13,6 +13,7 @@ use crate::autograd::node::Backward;
 use crate::autograd::{inplace, record};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
+use crate::runtime::memory_format::{self, MemoryFormat};
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Fill, NewTensor};
 use crate::runtime::op::reduce::ReduceOp;
@@ -76,12 +77,19 @@ pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -
         }
         None => {}
     }
-    if device.is_none() && dtype.is_none() {
+    let format = b.memory_format("memory_format")?;
+    if device.is_none() && dtype.is_none() && format.is_none() {
         return Err(at(Error::value(".to() needs a device or a dtype")));
     }
     let mut x = Arc::clone(t);
+    if let Some(f) = format.filter(|&f| f != MemoryFormat::Preserve) {
+        if !memory_format::is_contiguous_as(f, x.shape(), x.strides()) {
+            let span = b.span_of("memory_format");
+            x = me.rt.copy_as(&x, f).map_err(|e| e.at(span))?;
+        }
+    }
     if let Some(d) = dtype.filter(|&d| d != x.dtype()) {
-        x = me.rt.cast(&x, d).map_err(at)?;
+        x = me.rt.cast_keeping_layout(&x, d).map_err(at)?;
     }
     if let Some(d) = device {
         let span = b
@@ -89,7 +97,9 @@ pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -
             .or(b.get("target"))
             .map_or(b.span, |(_, s)| *s);
         let d = me.rt.check_device(d).map_err(|e| e.at(span))?;
-        let r = me.rt.transfer(&x, d, non_blocking);
+        let r = me
+            .rt
+            .keeping_layout(&x, |rt, x| rt.transfer(x, d, non_blocking));
         me.flush_notes();
         x = r.map_err(at)?;
     }
@@ -106,7 +116,10 @@ fn to_copy(me: &Interp, t: &Arc<Tensor>, x: Arc<Tensor>) -> Arc<Tensor> {
 }
 
 pub(super) fn cpu(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    let x = me.rt.move_to(t, Device::Cpu).map_err(|e| e.at(b.span))?;
+    let x = me
+        .rt
+        .keeping_layout(t, |rt, x| rt.move_to(x, Device::Cpu))
+        .map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(to_copy(me, t, x)))
 }
 
@@ -115,7 +128,10 @@ pub(super) fn cpu(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) 
 pub(super) fn cuda(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
     let d = me.rt.cuda(b.cuda_index("device")?).map_err(at)?;
-    let r = me.rt.transfer(t, d, b.bool("non_blocking", false)?);
+    let non_blocking = b.bool("non_blocking", false)?;
+    let r = me
+        .rt
+        .keeping_layout(t, |rt, x| rt.transfer(x, d, non_blocking));
     me.flush_notes();
     let x = r.map_err(at)?;
     Ok(Value::Tensor(to_copy(me, t, x)))
@@ -159,11 +175,28 @@ pub(super) fn reshape(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
     Ok(Value::Tensor(me.reshaped(t, x)))
 }
 
+/// `x.contiguous(memory_format=torch.contiguous_format)`: x itself when
+/// laid out so already, else a copy that is (`CloneBackward0`).
 pub(super) fn contiguous(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    if t.is_contiguous() {
+    let format = b
+        .memory_format("memory_format")?
+        .unwrap_or(MemoryFormat::Contiguous);
+    if format == MemoryFormat::Preserve {
+        return Err(Error::value(
+            "preserve memory format is unsupported by the contiguous operator",
+        )
+        .at(b.span_of("memory_format")));
+    }
+    if memory_format::is_contiguous_as(format, t.shape(), t.strides()) {
         return Ok(Value::Tensor(Arc::clone(t)));
     }
-    clone(me, "clone", t, b)
+    let x = me.rt.copy_as(t, format).map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(me.recorded(
+        t,
+        x,
+        "CloneBackward0",
+        Backward::Identity,
+    )))
 }
 
 pub(super) fn transpose(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
@@ -311,7 +344,10 @@ pub(super) fn type_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
     if t.dtype() == dtype {
         return Ok(Value::Tensor(Arc::clone(t)));
     }
-    let x = me.rt.cast(t, dtype).map_err(|e| e.at(b.span))?;
+    let x = me
+        .rt
+        .cast_keeping_layout(t, dtype)
+        .map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(to_copy(me, t, x)))
 }
 
@@ -434,7 +470,10 @@ pub(super) fn cast_to(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &
     if t.dtype() == dtype {
         return Ok(Value::Tensor(Arc::clone(t)));
     }
-    let x = me.rt.cast(t, dtype).map_err(|e| e.at(b.span))?;
+    let x = me
+        .rt
+        .cast_keeping_layout(t, dtype)
+        .map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(to_copy(me, t, x)))
 }
 
@@ -610,8 +649,14 @@ pub(super) fn clamp_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
 }
 
 /// `x.clone()`: a copy in new memory (contiguous), whatever x's layout.
+/// `x.clone(memory_format=torch.preserve_format)`: a copy in x's own
+/// order (a channels-last x gives a channels-last copy), or in the
+/// format given.
 pub(super) fn clone(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    let x = me.rt.copy(t).map_err(|e| e.at(b.span))?;
+    let format = b
+        .memory_format("memory_format")?
+        .unwrap_or(MemoryFormat::Preserve);
+    let x = me.rt.copy_as(t, format).map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(me.recorded(
         t,
         x,

@@ -4,6 +4,8 @@ tensor's (`x.to_sparse()`, `torch.sparse_coo_tensor`)."""
 
 
 class layout:
+    __module__ = "torch"
+
     def __init__(self, name):
         self._name = name
 

@@ -13,6 +13,7 @@ use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::FloatToInt;
 use crate::runtime::cpu_random::fill;
+use crate::runtime::memory_format::{self, elementwise_order, MemoryFormat, Order};
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Distribution, Fill, Make, NewTensor};
 use crate::runtime::op::reduce::{ReduceOp, Reduction};
@@ -46,7 +47,17 @@ impl Runtime {
         }
     }
 
+    /// `op(x)`, laid out as PyTorch lays it out (`memory_format`): a
+    /// channels-last or transposed x gives a result in x's order.
     pub fn unary(&mut self, op: UnaryOp, x: &Tensor) -> Result<Arc<Tensor>, Error> {
+        if let Some(order) = elementwise_order(x.shape(), &[x]) {
+            let out = self.unary_made(op, &order.permuted(x))?;
+            return Ok(Arc::new(order.restore(&out)));
+        }
+        self.unary_made(op, x)
+    }
+
+    fn unary_made(&mut self, op: UnaryOp, x: &Tensor) -> Result<Arc<Tensor>, Error> {
         let out = self.compute(x.device()).unary(self, op, x)?;
         self.finish(out, None, &[x], Flops::default())
     }
@@ -73,6 +84,14 @@ impl Runtime {
         }
         // Planned once (devices, shapes, dtypes), then computed where it runs.
         let plan = elementwise::plan_binary(op, a, b)?;
+        if let Some(order) = elementwise_order(&plan.shape, &[a.tensor, b.tensor]) {
+            let (pa, pb) = (order.permuted(a.tensor), order.permuted(b.tensor));
+            let (a, b) = (a.with(&pa), b.with(&pb));
+            let plan = elementwise::plan_binary(op, a, b)?;
+            let out = self.compute(plan.device).binary(self, op, a, b, plan)?;
+            let out = self.finish(out, None, &[a.tensor, b.tensor], Flops::default())?;
+            return Ok(Arc::new(order.restore(&out)));
+        }
         let out = self.compute(plan.device).binary(self, op, a, b, plan)?;
         self.finish(out, None, &[a.tensor, b.tensor], Flops::default())
     }
@@ -115,10 +134,21 @@ impl Runtime {
         c: Operand,
     ) -> Result<Arc<Tensor>, Error> {
         let plan = ternary::plan(op, a, b, c)?;
+        let inputs = [a.tensor, b.tensor, c.tensor];
+        if let Some(order) = elementwise_order(&plan.shape, &inputs) {
+            let [pa, pb, pc] = inputs.map(|t| order.permuted(t));
+            let (a, b, c) = (a.with(&pa), b.with(&pb), c.with(&pc));
+            let plan = ternary::plan(op, a, b, c)?;
+            let out = self
+                .compute(plan.device)
+                .ternary(self, op, [a, b, c], &plan)?;
+            let out = self.finish(out, None, &[a.tensor, b.tensor, c.tensor], Flops::default())?;
+            return Ok(Arc::new(order.restore(&out)));
+        }
         let out = self
             .compute(plan.device)
             .ternary(self, op, [a, b, c], &plan)?;
-        self.finish(out, None, &[a.tensor, b.tensor, c.tensor], Flops::default())
+        self.finish(out, None, &inputs, Flops::default())
     }
 
     /// `x = op(x, b, c)` in place (`x.add_(b, alpha=c)`): one kernel into
@@ -300,6 +330,57 @@ impl Runtime {
     pub fn cast(&mut self, x: &Tensor, dtype: DType) -> Result<Arc<Tensor>, Error> {
         let out = self.compute(x.device()).cast(self, x, dtype)?;
         self.finish(out, None, &[x], Flops::default())
+    }
+
+    /// `x.to(dtype)`, `x.clone()`: a copy in x's own order, as PyTorch's
+    /// `preserve_format` (a channels-last x gives a channels-last copy; a
+    /// dense one keeps its strides).
+    pub fn cast_keeping_layout(&mut self, x: &Tensor, dtype: DType) -> Result<Arc<Tensor>, Error> {
+        if let Some(order) = elementwise_order(x.shape(), &[x]) {
+            let out = self.cast(&order.permuted(x), dtype)?;
+            return Ok(Arc::new(order.restore(&out)));
+        }
+        self.cast(x, dtype)
+    }
+
+    /// `make`'s copy of x (`.to(device)`, `.cuda()`, `.cpu()`), made in
+    /// x's order and given back with the strides PyTorch's
+    /// `preserve_format` gives it; x itself when `make` gives x back.
+    pub fn keeping_layout(
+        &mut self,
+        x: &Arc<Tensor>,
+        make: impl FnOnce(&mut Runtime, &Arc<Tensor>) -> Result<Arc<Tensor>, Error>,
+    ) -> Result<Arc<Tensor>, Error> {
+        let Some(order) = elementwise_order(x.shape(), &[x]) else {
+            return make(self, x);
+        };
+        let out = make(self, &Arc::new(order.permuted(x)))?;
+        if out.shares_storage(x) {
+            return Ok(Arc::clone(x));
+        }
+        Ok(Arc::new(order.restore(&out)))
+    }
+
+    /// A copy of x with dense `strides` (PyTorch's `new_empty_strided(...)
+    /// .copy_(x)`: a `.grad` laid out as its channels-last parameter).
+    pub fn copy_strided(&mut self, x: &Tensor, strides: Vec<isize>) -> Result<Arc<Tensor>, Error> {
+        match Order::of(x.shape(), strides) {
+            Some(order) => {
+                let out = self.cast(&order.permuted(x), x.dtype())?;
+                Ok(Arc::new(order.restore(&out)))
+            }
+            None => self.copy(x),
+        }
+    }
+
+    /// A copy of x laid out in `format` (`x.contiguous(memory_format=)`,
+    /// `x.to(memory_format=)`): PyTorch's error for a rank it does not fit.
+    pub fn copy_as(&mut self, x: &Tensor, format: MemoryFormat) -> Result<Arc<Tensor>, Error> {
+        let strides = match format {
+            MemoryFormat::Preserve => return self.cast_keeping_layout(x, x.dtype()),
+            f => memory_format::strides_for(f, x.shape())?,
+        };
+        self.copy_strided(x, strides)
     }
 
     /// A contiguous copy (`.contiguous()` of a strided view).

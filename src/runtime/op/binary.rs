@@ -18,6 +18,14 @@ pub struct Operand<'a> {
 }
 
 impl<'a> Operand<'a> {
+    /// The same kind of operand (weak or strong) over another tensor.
+    pub fn with<'b>(self, tensor: &'b Tensor) -> Operand<'b> {
+        Operand {
+            tensor,
+            weak: self.weak,
+        }
+    }
+
     pub fn strong(tensor: &'a Tensor) -> Self {
         Operand {
             tensor,
