@@ -174,6 +174,24 @@ const CATALOGUE: &[(&str, &str)] = &[
     ("n = 1 << 64", "ValueError"),
     ("n = 1 << -1", "ValueError"),
     ("x = ones(2) << 1", "NotImplementedError"),
+    // memory formats: a rank the format does not fit, preserve where a layout is asked
+    (
+        "import torch; x = empty(2, 3, memory_format=torch.channels_last)",
+        "RuntimeError",
+    ),
+    (
+        "import torch; x = ones(2, 3).to(memory_format=torch.channels_last_3d)",
+        "RuntimeError",
+    ),
+    (
+        "import torch; x = ones(1, 2, 3, 4).contiguous(memory_format=torch.preserve_format)",
+        "RuntimeError",
+    ),
+    (
+        "import torch; x = empty(10 ** 10, 10 ** 10, 1, 1, memory_format=torch.channels_last)",
+        "ValueError",
+    ),
+    ("x = ones(2).is_contiguous(memory_format=3)", "TypeError"),
 ];
 
 /// Input that nests or runs on without end: bounded with a clear error, never

@@ -748,7 +748,7 @@ fn maxima(
 /// `suggest_memory_format`): channels-last for a channels-last x. The
 /// pooling computes it row-major, so it is copied: `mem` holds the
 /// row-major result for a moment, where PyTorch's kernel writes it once.
-fn in_format_of(rt: &mut Runtime, x: &Tensor, out: Arc<Tensor>) -> R<Arc<Tensor>> {
+pub fn in_format_of(rt: &mut Runtime, x: &Tensor, out: Arc<Tensor>) -> R<Arc<Tensor>> {
     let cl = MemoryFormat::ChannelsLast;
     if out.ndim() != 4 || memory_format::suggest(x.shape(), x.strides()) != cl {
         return Ok(out);

@@ -528,7 +528,19 @@ pub fn reduce_dims(
     dims: &[i64],
     keepdim: bool,
 ) -> R<Arc<Tensor>> {
+    reduce_dims_laid_out(rt, mode, (op, x, dims, keepdim), |_, out| Ok(out))
+}
+
+/// `reduce_dims` with its result given the layout `lay_out` makes before
+/// it is recorded (`adaptive_avg_pool2d(x, 1)`: channels-last strides).
+pub fn reduce_dims_laid_out(
+    rt: &mut Runtime,
+    mode: Mode,
+    (op, x, dims, keepdim): (ReduceOp, &Arc<Tensor>, &[i64], bool),
+    lay_out: impl FnOnce(&mut Runtime, Arc<Tensor>) -> R<Arc<Tensor>>,
+) -> R<Arc<Tensor>> {
     let out = rt.reduce_dims(op, x, dims, keepdim)?;
+    let out = lay_out(rt, out)?;
     if !recording(mode, &[x]) || !out.dtype().is_float() {
         return Ok(out);
     }

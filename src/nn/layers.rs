@@ -982,8 +982,11 @@ fn adaptive_pool2d(
         ));
     }
     if !max && (oh, ow) == (1, 1) {
+        // Channels-last x: PyTorch restrides the mean to (C, 1, C, C).
         let mean = crate::runtime::op::reduce::ReduceOp::Mean;
-        return crate::autograd::record::reduce_dims(rt, mode, mean, x, &[-1, -2], true);
+        let lay_out = |rt: &mut Runtime, out| crate::autograd::conv::in_format_of(rt, x, out);
+        let what = (mean, x, &[-1i64, -2][..], true);
+        return crate::autograd::record::reduce_dims_laid_out(rt, mode, what, lay_out);
     }
     let k = (h / oh, w / ow);
     let geom = crate::autograd::conv::Geometry::new((h, w), k, k, (0, 0), (1, 1), 1)?;

@@ -62,12 +62,12 @@ impl MemoryFormat {
 pub fn strides_for(format: MemoryFormat, shape: &[usize]) -> Result<Vec<isize>, Error> {
     let order = format.order(shape.len()).ok_or_else(|| match format {
         MemoryFormat::ChannelsLast => {
-            Error::shape("required rank 4 tensor to use channels_last format")
+            Error::runtime("required rank 4 tensor to use channels_last format")
         }
         MemoryFormat::ChannelsLast3d => {
-            Error::shape("required rank 5 tensor to use channels_last_3d format")
+            Error::runtime("required rank 5 tensor to use channels_last_3d format")
         }
-        _ => Error::value("preserve_format names no layout of its own here"),
+        _ => Error::runtime("unsupported memory format option Preserve"),
     })?;
     Ok(strides_in_order(shape, &order))
 }

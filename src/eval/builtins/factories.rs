@@ -9,7 +9,6 @@ use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::memory_format::{self, MemoryFormat, Order};
 use crate::runtime::op::factory::{Distribution, Fill, NewTensor};
-use crate::runtime::shape::contiguous_strides;
 use crate::runtime::{DType, Tensor};
 
 pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -117,13 +116,14 @@ fn fill(
 ) -> Result<Value, Diagnostic> {
     let dtype = b.dtype("dtype")?.unwrap_or(default);
     let device = me.device_arg(b)?;
-    let strides = match b.memory_format("memory_format")? {
+    let order = match b.memory_format("memory_format")? {
         Some(f) => {
-            memory_format::strides_for(f, shape).map_err(|e| e.at(b.span_of("memory_format")))?
+            let at = |e: Error| e.at(b.span_of("memory_format"));
+            crate::runtime::shape::checked_numel(shape).map_err(|e| e.at(b.span))?;
+            Order::of(shape, memory_format::strides_for(f, shape).map_err(at)?)
         }
-        None => contiguous_strides(shape),
+        None => None,
     };
-    let order = Order::of(shape, strides);
     let made = order.as_ref().map_or(shape.to_vec(), Order::permuted_shape);
     let new = NewTensor {
         shape: &made,

@@ -32,8 +32,8 @@ pub(super) fn fact(_: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Boun
         "is_contiguous" => Value::bool(match b.memory_format("memory_format")? {
             None | Some(MemoryFormat::Contiguous) => t.is_contiguous(),
             Some(MemoryFormat::Preserve) => {
-                return Err(Error::value(
-                    "is_contiguous: preserve_format is not a layout to compare with",
+                return Err(Error::runtime(
+                    "is_contiguous with memory_format Preserve is not supported",
                 )
                 .at(b.span_of("memory_format")))
             }

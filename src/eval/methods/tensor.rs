@@ -182,7 +182,7 @@ pub(super) fn contiguous(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &
         .memory_format("memory_format")?
         .unwrap_or(MemoryFormat::Contiguous);
     if format == MemoryFormat::Preserve {
-        return Err(Error::value(
+        return Err(Error::runtime(
             "preserve memory format is unsupported by the contiguous operator",
         )
         .at(b.span_of("memory_format")));
