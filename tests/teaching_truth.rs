@@ -339,3 +339,27 @@ fn dropout_in_place_keeps_its_noise_and_no_second_output() {
     // The product freed; z and its mask stay.
     assert_eq!(allocated(&mut s) - before, n + n / 4);
 }
+
+/// A channels-last tensor's elementwise results and clone on a GPU are
+/// channels-last, each made in one block of x's size (PyTorch's
+/// TensorIterator lays a result out as its input): no row-major result
+/// and no copy on the way.
+#[test]
+fn channels_last_results_take_one_block_each() {
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        "import torch\nx = randn(8, 16, 32, 32, device=cuda).to(memory_format=torch.channels_last)",
+    );
+    let n = 8 * 16 * 32 * 32 * 4;
+    let peak = peak_during(&mut s, "y = (x * 2).relu()");
+    assert_eq!(peak, 2 * n, "x * 2 and its relu, nothing more");
+    let peak = peak_during(&mut s, "c = x.clone()");
+    assert_eq!(peak, n, "one copy, laid out as x");
+    let said = common::ok_in(
+        &mut s,
+        "(y.stride(), c.stride(), y.is_contiguous(), y.is_contiguous(memory_format=torch.channels_last))",
+    );
+    assert_eq!(said.matches("16384, 1, 512, 16").count(), 2, "{said}");
+    assert!(said.contains("false") && said.contains("true"), "{said}");
+}
