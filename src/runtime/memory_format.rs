@@ -240,17 +240,43 @@ pub fn elementwise_strides(shape: &[usize], operands: &[(&[usize], &[isize])]) -
     out
 }
 
-/// The strides `.clone()`, `empty_like`, `.to(...)` give a copy of a
-/// tensor laid out as `shape`/`strides` (`preserve_format`): the same
-/// when dense, else dense in the same order.
+/// The strides `.clone()` and `empty_like` give a copy of a tensor laid
+/// out as `shape`/`strides` (`preserve_format`): the same when dense
+/// (also a size-1 dimension's), else dense in the same order.
 pub fn preserved_strides(shape: &[usize], strides: &[isize]) -> Vec<isize> {
-    elementwise_strides(shape, &[(shape, strides)])
+    match is_non_overlapping_and_dense(shape, strides) {
+        true => strides.to_vec(),
+        false => elementwise_strides(shape, &[(shape, strides)]),
+    }
+}
+
+/// The layout `preserve_format` gives a copy of `x` (`clone`, `.to(...)`),
+/// or None when it is row-major.
+pub fn preserved_order(x: &Tensor) -> Option<Order> {
+    if exactly_row_major(x.shape(), x.strides()) {
+        return None;
+    }
+    Order::of(x.shape(), preserved_strides(x.shape(), x.strides()))
+}
+
+/// Whether `strides` are exactly `contiguous_strides(shape)` (a size-1
+/// dimension's too), without making them.
+fn exactly_row_major(shape: &[usize], strides: &[isize]) -> bool {
+    let mut acc = 1isize;
+    for (&d, &s) in shape.iter().zip(strides).rev() {
+        if s != acc {
+            return false;
+        }
+        acc *= d.max(1) as isize;
+    }
+    true
 }
 
 /// The layout of a new tensor of `shape` made elementwise from `inputs`,
 /// or None when it is row-major (every input row-major: nothing to ask).
 pub fn elementwise_order(shape: &[usize], inputs: &[&Tensor]) -> Option<Order> {
-    if shape.len() < 2 || inputs.iter().all(|t| t.is_contiguous()) {
+    let plain = |t: &&Tensor| exactly_row_major(t.shape(), t.strides());
+    if shape.len() < 2 || inputs.iter().all(plain) {
         return None;
     }
     let operands: Vec<(&[usize], &[isize])> =

@@ -336,7 +336,7 @@ impl Runtime {
     /// `preserve_format` (a channels-last x gives a channels-last copy; a
     /// dense one keeps its strides).
     pub fn cast_keeping_layout(&mut self, x: &Tensor, dtype: DType) -> Result<Arc<Tensor>, Error> {
-        if let Some(order) = elementwise_order(x.shape(), &[x]) {
+        if let Some(order) = memory_format::preserved_order(x) {
             let out = self.cast(&order.permuted(x), dtype)?;
             return Ok(Arc::new(order.restore(&out)));
         }
@@ -351,7 +351,7 @@ impl Runtime {
         x: &Arc<Tensor>,
         make: impl FnOnce(&mut Runtime, &Arc<Tensor>) -> Result<Arc<Tensor>, Error>,
     ) -> Result<Arc<Tensor>, Error> {
-        let Some(order) = elementwise_order(x.shape(), &[x]) else {
+        let Some(order) = memory_format::preserved_order(x) else {
             return make(self, x);
         };
         let out = make(self, &Arc::new(order.permuted(x)))?;
@@ -377,7 +377,7 @@ impl Runtime {
     /// `x.to(memory_format=)`): PyTorch's error for a rank it does not fit.
     pub fn copy_as(&mut self, x: &Tensor, format: MemoryFormat) -> Result<Arc<Tensor>, Error> {
         let strides = match format {
-            MemoryFormat::Preserve => return self.cast_keeping_layout(x, x.dtype()),
+            MemoryFormat::Preserve => memory_format::preserved_strides(x.shape(), x.strides()),
             f => memory_format::strides_for(f, x.shape())?,
         };
         self.copy_strided(x, strides)
