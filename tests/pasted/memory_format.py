@@ -21,7 +21,7 @@ N, C, H, W = 10, 3, 32, 32
 x = torch.empty(N, C, H, W)
 print(x.stride())
 x = x.to(memory_format=torch.channels_last)
-print(x.shape)
+print(x.shape, x.shape.numel(), torch.Size([2, 3]).numel())
 print(x.stride())
 x = x.to(memory_format=torch.contiguous_format)
 print(x.stride())

@@ -733,8 +733,17 @@ impl Interp {
             let args = self.resolve_args(args);
             return self.sparse_method(s, name, args, span);
         }
-        // A shape's methods are a tuple's.
+        // A shape's methods are a tuple's, and `numel()`: the product.
         let recv = match recv {
+            Value::Size(items) if name.name == "numel" && args.is_empty() => {
+                let mut n = 1i64;
+                for v in items.iter() {
+                    if let Value::Int(d) = v {
+                        n = n.saturating_mul(*d);
+                    }
+                }
+                return Ok(Value::Int(n));
+            }
             Value::Size(items) => Value::List(items),
             other => other,
         };
