@@ -648,7 +648,6 @@ pub(super) fn clamp_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
     Ok(Value::Tensor(Arc::clone(t)))
 }
 
-/// `x.clone()`: a copy in new memory (contiguous), whatever x's layout.
 /// `x.clone(memory_format=torch.preserve_format)`: a copy in x's own
 /// order (a channels-last x gives a channels-last copy), or in the
 /// format given.

@@ -82,16 +82,18 @@ impl Runtime {
         if let Some((op, inv)) = elementwise::reciprocal_divisor(op, a, b) {
             return self.binary(op, a, Operand::weak(&inv));
         }
-        // Planned once (devices, shapes, dtypes), then computed where it runs.
-        let plan = elementwise::plan_binary(op, a, b)?;
-        if let Some(order) = elementwise_order(&plan.shape, &[a.tensor, b.tensor]) {
+        let shape = crate::runtime::shape::broadcast_shapes(a.tensor.shape(), b.tensor.shape());
+        if let Some(order) = shape.and_then(|s| elementwise_order(&s, &[a.tensor, b.tensor])) {
             let (pa, pb) = (order.permuted(a.tensor), order.permuted(b.tensor));
-            let (a, b) = (a.with(&pa), b.with(&pb));
-            let plan = elementwise::plan_binary(op, a, b)?;
-            let out = self.compute(plan.device).binary(self, op, a, b, plan)?;
-            let out = self.finish(out, None, &[a.tensor, b.tensor], Flops::default())?;
+            let out = self.binary_made(op, a.with(&pa), b.with(&pb))?;
             return Ok(Arc::new(order.restore(&out)));
         }
+        self.binary_made(op, a, b)
+    }
+
+    fn binary_made(&mut self, op: BinaryOp, a: Operand, b: Operand) -> Result<Arc<Tensor>, Error> {
+        // Planned once (devices, shapes, dtypes), then computed where it runs.
+        let plan = elementwise::plan_binary(op, a, b)?;
         let out = self.compute(plan.device).binary(self, op, a, b, plan)?;
         self.finish(out, None, &[a.tensor, b.tensor], Flops::default())
     }
@@ -139,15 +141,22 @@ impl Runtime {
             let [pa, pb, pc] = inputs.map(|t| order.permuted(t));
             let (a, b, c) = (a.with(&pa), b.with(&pb), c.with(&pc));
             let plan = ternary::plan(op, a, b, c)?;
-            let out = self
-                .compute(plan.device)
-                .ternary(self, op, [a, b, c], &plan)?;
-            let out = self.finish(out, None, &[a.tensor, b.tensor, c.tensor], Flops::default())?;
+            let out = self.ternary_made(op, [a, b, c], &plan)?;
             return Ok(Arc::new(order.restore(&out)));
         }
+        self.ternary_made(op, [a, b, c], &plan)
+    }
+
+    fn ternary_made(
+        &mut self,
+        op: TernaryOp,
+        operands: [Operand; 3],
+        plan: &crate::runtime::op::ternary::Plan,
+    ) -> Result<Arc<Tensor>, Error> {
         let out = self
             .compute(plan.device)
-            .ternary(self, op, [a, b, c], &plan)?;
+            .ternary(self, op, operands, plan)?;
+        let inputs = operands.map(|o| o.tensor);
         self.finish(out, None, &inputs, Flops::default())
     }
 
@@ -336,11 +345,23 @@ impl Runtime {
     /// `preserve_format` (a channels-last x gives a channels-last copy; a
     /// dense one keeps its strides).
     pub fn cast_keeping_layout(&mut self, x: &Tensor, dtype: DType) -> Result<Arc<Tensor>, Error> {
-        if let Some(order) = memory_format::preserved_order(x) {
-            let out = self.cast(&order.permuted(x), dtype)?;
-            return Ok(Arc::new(order.restore(&out)));
+        self.cast_in(memory_format::preserved_order(x), x, dtype)
+    }
+
+    /// x converted to `dtype`, made in `order` (row-major when None).
+    fn cast_in(
+        &mut self,
+        order: Option<Order>,
+        x: &Tensor,
+        dtype: DType,
+    ) -> Result<Arc<Tensor>, Error> {
+        match order {
+            Some(order) => {
+                let out = self.cast(&order.permuted(x), dtype)?;
+                Ok(Arc::new(order.restore(&out)))
+            }
+            None => self.cast(x, dtype),
         }
-        self.cast(x, dtype)
     }
 
     /// `make`'s copy of x (`.to(device)`, `.cuda()`, `.cpu()`), made in
@@ -364,13 +385,7 @@ impl Runtime {
     /// A copy of x with dense `strides` (PyTorch's `new_empty_strided(...)
     /// .copy_(x)`: a `.grad` laid out as its channels-last parameter).
     pub fn copy_strided(&mut self, x: &Tensor, strides: Vec<isize>) -> Result<Arc<Tensor>, Error> {
-        match Order::of(x.shape(), strides) {
-            Some(order) => {
-                let out = self.cast(&order.permuted(x), x.dtype())?;
-                Ok(Arc::new(order.restore(&out)))
-            }
-            None => self.copy(x),
-        }
+        self.cast_in(Order::of(x.shape(), strides), x, x.dtype())
     }
 
     /// A copy of x laid out in `format` (`x.contiguous(memory_format=)`,
