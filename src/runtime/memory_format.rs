@@ -259,6 +259,15 @@ pub fn preserved_order(x: &Tensor) -> Option<Order> {
     Order::of(x.shape(), preserved_strides(x.shape(), x.strides()))
 }
 
+/// Whether every tensor is laid out exactly row-major: then so is what
+/// is made from them elementwise (asked before anything else, as most
+/// tensors are).
+pub fn all_row_major(inputs: &[&Tensor]) -> bool {
+    inputs
+        .iter()
+        .all(|t| exactly_row_major(t.shape(), t.strides()))
+}
+
 /// Whether `strides` are exactly `contiguous_strides(shape)` (a size-1
 /// dimension's too), without making them.
 fn exactly_row_major(shape: &[usize], strides: &[isize]) -> bool {
@@ -275,8 +284,7 @@ fn exactly_row_major(shape: &[usize], strides: &[isize]) -> bool {
 /// The layout of a new tensor of `shape` made elementwise from `inputs`,
 /// or None when it is row-major (every input row-major: nothing to ask).
 pub fn elementwise_order(shape: &[usize], inputs: &[&Tensor]) -> Option<Order> {
-    let plain = |t: &&Tensor| exactly_row_major(t.shape(), t.strides());
-    if shape.len() < 2 || inputs.iter().all(plain) {
+    if shape.len() < 2 || all_row_major(inputs) {
         return None;
     }
     let operands: Vec<(&[usize], &[isize])> =

@@ -82,8 +82,12 @@ impl Runtime {
         if let Some((op, inv)) = elementwise::reciprocal_divisor(op, a, b) {
             return self.binary(op, a, Operand::weak(&inv));
         }
+        let inputs = [a.tensor, b.tensor];
+        if memory_format::all_row_major(&inputs) {
+            return self.binary_made(op, a, b);
+        }
         let shape = crate::runtime::shape::broadcast_shapes(a.tensor.shape(), b.tensor.shape());
-        if let Some(order) = shape.and_then(|s| elementwise_order(&s, &[a.tensor, b.tensor])) {
+        if let Some(order) = shape.and_then(|s| elementwise_order(&s, &inputs)) {
             let (pa, pb) = (order.permuted(a.tensor), order.permuted(b.tensor));
             let out = self.binary_made(op, a.with(&pa), b.with(&pb))?;
             return Ok(Arc::new(order.restore(&out)));
