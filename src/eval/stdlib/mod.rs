@@ -99,10 +99,6 @@ const MODULES: &[(&str, &str)] = &[
     ("torchvision.models", include_str!("torchvision_models.py")),
     ("torch.hub", include_str!("torch_hub.py")),
     ("torch._layout", include_str!("torch_layout.py")),
-    (
-        "torch._memory_format",
-        include_str!("torch_memory_format.py"),
-    ),
     ("torch.testing", include_str!("torch_testing.py")),
     ("torch.profiler", include_str!("torch_profiler.py")),
     (
@@ -142,11 +138,11 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ),
     ("torch", "strided", "torch._layout"),
     ("torch", "sparse_coo", "torch._layout"),
-    ("torch", "memory_format", "torch._memory_format"),
-    ("torch", "contiguous_format", "torch._memory_format"),
-    ("torch", "channels_last", "torch._memory_format"),
-    ("torch", "channels_last_3d", "torch._memory_format"),
-    ("torch", "preserve_format", "torch._memory_format"),
+    ("torch", "memory_format", "torch._layout"),
+    ("torch", "contiguous_format", "torch._layout"),
+    ("torch", "channels_last", "torch._layout"),
+    ("torch", "channels_last_3d", "torch._layout"),
+    ("torch", "preserve_format", "torch._layout"),
     ("torch.cuda", "device", "torch.cuda._device"),
     (
         "torch.nn.utils.rnn",
