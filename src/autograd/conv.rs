@@ -200,7 +200,6 @@ fn convolution(
     // PyTorch's choice (cuDNN's and the CPU's alike): a channels-last
     // input or weight gives a channels-last output.
     let channels_last = dims == 4
-        && !transposed.on
         && [&**x, &**w]
             .iter()
             .any(|t| memory_format::suggest(t.shape(), t.strides()) == MemoryFormat::ChannelsLast);
@@ -257,6 +256,12 @@ fn convolution(
         let bc = Arc::new(bias.reshape(&[outs as i64, 1, 1])?);
         rt.binary_(BinaryOp::Add, &out4, Operand::strong(&bc))?;
     }
+    // A transposed convolution is computed row-major (col2im): channels-last
+    // as PyTorch's is by a copy, which `mem` shows for a moment.
+    let out4 = match channels_last && transposed.on {
+        true => rt.copy_as(&out4, MemoryFormat::ChannelsLast)?,
+        false => out4,
+    };
     let out = match dims {
         3 => {
             let (n, l) = (out4.shape()[0], out4.shape()[3]);
