@@ -156,3 +156,21 @@ def contains_cl(args):
 
 
 print(contains_cl([a, [b]]), contains_cl((a, 1)))
+
+# torch.empty_strided: memory laid out by the strides given.
+x = torch.empty_strided((2, 3), (1, 2), device=device)
+print(x.shape, x.stride(), x.is_contiguous(), x.t().is_contiguous())
+y = torch.empty_strided((2, 3, 4, 5), (60, 1, 15, 3), device=device)
+print(y.is_contiguous(memory_format=torch.channels_last))
+z = torch.empty_strided((3, 2), (4, 1), device=device, dtype=torch.float64)
+print(z.stride(), z.dtype, z.storage_offset())
+z.fill_(2.0)
+print(z.sum().item())
+w = torch.empty_strided((2, 2), (0, 1), device=device)
+print(w.stride())
+try:
+    torch.empty_strided((2, 2), (1,), device=device)
+except RuntimeError as e:
+    print("RuntimeError")
+print(torch.empty_strided((0, 3), (3, 1), device=device).shape)
+print(torch.empty_strided((2, 3), (1, 2), device=device, requires_grad=True).requires_grad)

@@ -138,6 +138,55 @@ fn fill(
     b.result(out.map(|t| restored(order, t)))
 }
 
+/// `empty_strided(size, stride)`: memory laid out by the strides given
+/// (PyTorch's `preserve_format` primitive): the storage holds as many
+/// elements as the largest offset needs, so strides that skip or repeat
+/// elements are made as PyTorch makes them; no kernel.
+pub(super) fn empty_strided(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let shape = b.sizes("size")?;
+    let strides = b.sizes("stride")?;
+    if shape.len() != strides.len() {
+        return Err(Error::runtime(format!(
+            "mismatch in length of strides and shape: {} strides for {} sizes",
+            strides.len(),
+            shape.len()
+        ))
+        .at(b.span_of("stride")));
+    }
+    crate::runtime::shape::checked_numel(&shape).map_err(|e| e.at(b.span))?;
+    // The element count the storage needs: one past the largest offset.
+    let needed = shape
+        .iter()
+        .zip(&strides)
+        .try_fold(1usize, |acc, (&d, &s)| {
+            let reach = d.checked_sub(1)?.checked_mul(s)?;
+            acc.checked_add(reach)
+        });
+    let storage = match (shape.contains(&0), needed) {
+        (true, _) => 0,
+        (false, Some(n)) => n,
+        (false, None) => {
+            return Err(
+                Error::value("empty_strided: the strides reach past any storage")
+                    .at(b.span_of("stride")),
+            )
+        }
+    };
+    let new = NewTensor {
+        shape: &[storage],
+        dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+        device: me.device_arg(b)?,
+        like: None,
+    };
+    let strides: Vec<isize> = strides.iter().map(|&s| s as isize).collect();
+    let made = me.rt.empty(new).map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(Arc::new(made.view(shape, strides, 0))))
+}
+
 /// `made`, a factory's new tensor in a layout's permuted order, seen with
 /// the layout's strides (as it is when there is no order to restore).
 fn restored(order: Option<Order>, made: Arc<Tensor>) -> Arc<Tensor> {

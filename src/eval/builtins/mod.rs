@@ -79,6 +79,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("zeros", factories::filled),
     ("ones", factories::filled),
     ("empty", factories::filled),
+    ("empty_strided", factories::empty_strided),
     ("full", factories::full),
     ("arange", factories::arange),
     ("linspace", factories::linspace),
