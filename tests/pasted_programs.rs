@@ -112,34 +112,32 @@ fn pasted_programs_print_what_pytorch_prints() {
     }
 }
 
-/// With simulated GPUs the programs move their model and batches to
-/// `cuda` and print the same numbers.
-#[test]
-fn pasted_programs_print_the_same_on_a_gpu() {
+/// Every program run with `args` on a GPU backend, against PyTorch's
+/// lines with its device line saying cuda.
+fn print_the_same_on(args: &[&str], backend: &str) {
     for program in programs() {
         let want = std::fs::read_to_string(program.with_extension("py.torch"))
             .unwrap()
             .replace("Using cpu device", "Using cuda device");
-        let got = run(&program, &[]);
+        let got = run(&program, args);
         if let Err(e) = same(&got, &want) {
-            panic!("{} on cuda: {e}", program.display());
+            panic!("{} on {backend}: {e}", program.display());
         }
     }
+}
+
+/// With simulated GPUs the programs move their model and batches to
+/// `cuda` and print the same numbers.
+#[test]
+fn pasted_programs_print_the_same_on_a_gpu() {
+    print_the_same_on(&[], "cuda");
 }
 
 /// On `emu` (the CUDA backend with its kernels compiled for the host)
 /// the programs print the same numbers too.
 #[test]
 fn pasted_programs_print_the_same_on_emu() {
-    for program in programs() {
-        let want = std::fs::read_to_string(program.with_extension("py.torch"))
-            .unwrap()
-            .replace("Using cpu device", "Using cuda device");
-        let got = run(&program, &["--backend", "emu"]);
-        if let Err(e) = same(&got, &want) {
-            panic!("{} on emu: {e}", program.display());
-        }
-    }
+    print_the_same_on(&["--backend", "emu"], "emu");
 }
 
 #[test]

@@ -76,16 +76,30 @@ pub fn strides_for(format: MemoryFormat, shape: &[usize]) -> Result<Vec<isize>, 
 /// counts as PyTorch counts it (`get_channels_last_strides_2d` multiplies
 /// by the size itself, so a later stride may repeat).
 fn strides_in_order(shape: &[usize], order: &[usize]) -> Vec<isize> {
+    if order.iter().copied().eq(0..shape.len()) {
+        return contiguous_strides(shape);
+    }
     let mut strides = vec![0isize; shape.len()];
     let mut acc = 1isize;
     for &d in order.iter().rev() {
         strides[d] = acc;
         acc *= shape[d] as isize;
     }
-    if order.iter().copied().eq(0..shape.len()) {
-        return contiguous_strides(shape);
-    }
     strides
+}
+
+/// The strides a copy of a tensor laid out as `shape`/`strides` gets in
+/// `format`: its own order for `preserve_format` (`preserved_strides`),
+/// else the format's (`strides_for`).
+pub fn copy_strides(
+    format: MemoryFormat,
+    shape: &[usize],
+    strides: &[isize],
+) -> Result<Vec<isize>, Error> {
+    match format {
+        MemoryFormat::Preserve => Ok(preserved_strides(shape, strides)),
+        f => strides_for(f, shape),
+    }
 }
 
 /// `x.is_contiguous(memory_format=...)`: whether the elements lie in that
@@ -125,16 +139,18 @@ pub fn is_non_overlapping_and_dense(shape: &[usize], strides: &[isize]) -> bool 
 /// PyTorch's `suggest_memory_format`: channels-last when the strides look
 /// like it (`is_channels_last_strides_2d`), else contiguous.
 pub fn suggest(shape: &[usize], strides: &[isize]) -> MemoryFormat {
-    let order: &[usize] = match shape.len() {
-        4 => &[1, 3, 2, 0],
-        5 => &[1, 4, 3, 2, 0],
+    let format = match shape.len() {
+        4 => MemoryFormat::ChannelsLast,
+        5 => MemoryFormat::ChannelsLast3d,
         _ => return MemoryFormat::Contiguous,
     };
+    let order = format.order(shape.len()).expect("the rank fits the format");
     if strides[1] == 0 {
         return MemoryFormat::Contiguous;
     }
+    // Innermost first, as PyTorch walks it.
     let mut min = 0isize;
-    for &d in order {
+    for &d in order.iter().rev() {
         if strides[d] == 0 || strides[d] < min || (d == 0 && min == strides[1]) {
             return MemoryFormat::Contiguous;
         }
@@ -143,10 +159,7 @@ pub fn suggest(shape: &[usize], strides: &[isize]) -> MemoryFormat {
             min *= shape[d] as isize;
         }
     }
-    match shape.len() {
-        4 => MemoryFormat::ChannelsLast,
-        _ => MemoryFormat::ChannelsLast3d,
-    }
+    format
 }
 
 /// The strides of a new tensor of `shape` made elementwise from
@@ -163,12 +176,11 @@ pub fn elementwise_strides(shape: &[usize], operands: &[(&[usize], &[isize])]) -
         if operands.iter().all(|(s, st)| is_contiguous(s, st)) {
             return contiguous_strides(shape);
         }
-        if n == 4
-            && operands
-                .iter()
-                .all(|(s, st)| is_contiguous_as(MemoryFormat::ChannelsLast, s, st))
-        {
-            return strides_in_order(shape, &[0, 2, 3, 1]);
+        let cl = MemoryFormat::ChannelsLast;
+        if let Some(order) = cl.order(n) {
+            if operands.iter().all(|(s, st)| is_contiguous_as(cl, s, st)) {
+                return strides_in_order(shape, &order);
+            }
         }
         let first = operands[0].1;
         if operands

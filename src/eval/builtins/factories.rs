@@ -367,14 +367,11 @@ pub(super) fn like(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
     };
     let shape = like.shape().to_vec();
     // PyTorch's `preserve_format`: like's own order, unless another is asked.
-    let strides = match b.memory_format("memory_format")? {
-        None | Some(MemoryFormat::Preserve) => {
-            memory_format::preserved_strides(like.shape(), like.strides())
-        }
-        Some(f) => {
-            memory_format::strides_for(f, &shape).map_err(|e| e.at(b.span_of("memory_format")))?
-        }
-    };
+    let format = b
+        .memory_format("memory_format")?
+        .unwrap_or(MemoryFormat::Preserve);
+    let strides = memory_format::copy_strides(format, like.shape(), like.strides())
+        .map_err(|e| e.at(b.span_of("memory_format")))?;
     let order = Order::of(&shape, strides);
     let shape = order.as_ref().map_or(shape, Order::permuted_shape);
     let value = match name {

@@ -18,7 +18,7 @@ use crate::nn::layers::Layer;
 use crate::nn::module::{self, Member};
 use crate::nn::ModuleRef;
 use crate::runtime::lock::lock;
-use crate::runtime::memory_format::{self, MemoryFormat};
+use crate::runtime::memory_format::MemoryFormat;
 use crate::runtime::{DType, Device, Tensor};
 
 type Out = Result<Value, Diagnostic>;
@@ -671,12 +671,8 @@ pub(crate) fn module_to(
     module::apply_tensors(m, &mut |t, is_param| {
         let mut x = Arc::clone(t);
         // PyTorch's `convert`: a memory format for the 4-d and 5-d tensors.
-        if let Some(f) =
-            format.filter(|&f| f != MemoryFormat::Preserve && matches!(t.ndim(), 4 | 5))
-        {
-            if !memory_format::is_contiguous_as(f, x.shape(), x.strides()) {
-                x = rt.copy_as(&x, f)?;
-            }
+        if let Some(f) = format.filter(|_| matches!(t.ndim(), 4 | 5)) {
+            x = rt.in_format(&x, f)?;
         }
         if let Some(d) = dtype.filter(|d| t.dtype().is_float() && *d != t.dtype()) {
             x = rt.cast_keeping_layout(&x, d)?;
@@ -705,12 +701,8 @@ pub(crate) fn module_to(
         }
         if let Some(g) = meta::meta(t).and_then(|r| r.grad()) {
             let mut g2 = g;
-            if let Some(f) =
-                format.filter(|&f| f != MemoryFormat::Preserve && matches!(g2.ndim(), 4 | 5))
-            {
-                if !memory_format::is_contiguous_as(f, g2.shape(), g2.strides()) {
-                    g2 = rt.copy_as(&g2, f)?;
-                }
+            if let Some(f) = format.filter(|_| matches!(g2.ndim(), 4 | 5)) {
+                g2 = rt.in_format(&g2, f)?;
             }
             if let Some(d) = dtype.filter(|d| *d != g2.dtype()) {
                 g2 = rt.cast_keeping_layout(&g2, d)?;

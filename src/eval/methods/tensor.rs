@@ -13,7 +13,7 @@ use crate::autograd::node::Backward;
 use crate::autograd::{inplace, record};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
-use crate::runtime::memory_format::{self, MemoryFormat};
+use crate::runtime::memory_format::MemoryFormat;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Fill, NewTensor};
 use crate::runtime::op::reduce::ReduceOp;
@@ -82,11 +82,9 @@ pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -
         return Err(at(Error::value(".to() needs a device or a dtype")));
     }
     let mut x = Arc::clone(t);
-    if let Some(f) = format.filter(|&f| f != MemoryFormat::Preserve) {
-        if !memory_format::is_contiguous_as(f, x.shape(), x.strides()) {
-            let span = b.span_of("memory_format");
-            x = me.rt.copy_as(&x, f).map_err(|e| e.at(span))?;
-        }
+    if let Some(f) = format {
+        let span = b.span_of("memory_format");
+        x = me.rt.in_format(&x, f).map_err(|e| e.at(span))?;
     }
     if let Some(d) = dtype.filter(|&d| d != x.dtype()) {
         x = me.rt.cast_keeping_layout(&x, d).map_err(at)?;
@@ -187,10 +185,10 @@ pub(super) fn contiguous(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &
         )
         .at(b.span_of("memory_format")));
     }
-    if memory_format::is_contiguous_as(format, t.shape(), t.strides()) {
-        return Ok(Value::Tensor(Arc::clone(t)));
+    let x = me.rt.in_format(t, format).map_err(|e| e.at(b.span))?;
+    if Arc::ptr_eq(&x, t) {
+        return Ok(Value::Tensor(x));
     }
-    let x = me.rt.copy_as(t, format).map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(me.recorded(
         t,
         x,

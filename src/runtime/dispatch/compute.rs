@@ -392,13 +392,26 @@ impl Runtime {
         self.cast_in(Order::of(x.shape(), strides), x, x.dtype())
     }
 
+    /// x laid out in `format`: x itself when it is so already (or for
+    /// `preserve_format`), else a copy (`x.to(memory_format=)`,
+    /// `model.to(memory_format=)`).
+    pub fn in_format(
+        &mut self,
+        x: &Arc<Tensor>,
+        format: MemoryFormat,
+    ) -> Result<Arc<Tensor>, Error> {
+        let kept = format == MemoryFormat::Preserve
+            || memory_format::is_contiguous_as(format, x.shape(), x.strides());
+        match kept {
+            true => Ok(Arc::clone(x)),
+            false => self.copy_as(x, format),
+        }
+    }
+
     /// A copy of x laid out in `format` (`x.contiguous(memory_format=)`,
     /// `x.to(memory_format=)`): PyTorch's error for a rank it does not fit.
     pub fn copy_as(&mut self, x: &Tensor, format: MemoryFormat) -> Result<Arc<Tensor>, Error> {
-        let strides = match format {
-            MemoryFormat::Preserve => memory_format::preserved_strides(x.shape(), x.strides()),
-            f => memory_format::strides_for(f, x.shape())?,
-        };
+        let strides = memory_format::copy_strides(format, x.shape(), x.strides())?;
         self.copy_strided(x, strides)
     }
 
