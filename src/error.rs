@@ -297,6 +297,16 @@ impl Error {
         }
     }
 
+    /// Python's `NotImplementedError` (what PyTorch raises where an op
+    /// has no kernel for a device, as the meta device's reads).
+    pub fn not_implemented(message: impl Into<String>, help: impl Into<String>) -> Error {
+        Error::Module {
+            class: "NotImplementedError",
+            message: message.into(),
+            help: Some(help.into()),
+        }
+    }
+
     pub fn shape(message: impl Into<String>) -> Error {
         Error::Shape {
             message: message.into(),

@@ -236,6 +236,8 @@ pub fn policy(device: Device, op: &str) -> Option<Policy> {
     let table = match device {
         Device::Cuda(_) => CUDA,
         Device::Cpu => CPU,
+        // (PyTorch has no autocast for the meta device.)
+        Device::Meta => return None,
     };
     table.iter().find(|(n, _)| *n == op).map(|&(_, p)| p)
 }
@@ -247,6 +249,7 @@ impl Mode {
         match device {
             Device::Cuda(_) => self.autocast.cuda,
             Device::Cpu => self.autocast.cpu,
+            Device::Meta => None,
         }
     }
 

@@ -34,6 +34,7 @@ fn device_colour(d: Device) -> &'static str {
     ];
     match d {
         Device::Cpu => "#4b5563",
+        Device::Meta => "#9ca3af",
         Device::Cuda(i) => CUDA[i as usize % CUDA.len()],
     }
 }

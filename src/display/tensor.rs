@@ -122,8 +122,11 @@ enum Cell {
     B(bool),
 }
 
-/// Only the values, PyTorch-style.
+/// Only the values, PyTorch-style (a meta tensor's are `...`: it has none).
 pub fn values(t: &Tensor) -> String {
+    if t.device().is_meta() {
+        return "...".into();
+    }
     if t.numel() == 0 && t.ndim() > 0 {
         return "[]".into();
     }

@@ -306,6 +306,7 @@ impl Bound {
             Some((v, span)) => match v.as_number() {
                 Some(x) => Ok(Some(x)),
                 None => match v {
+                    Value::Tensor(t) if t.device().is_meta() => Err(no_item(*span)),
                     Value::Tensor(t) if t.numel() == 1 => Ok(Some(t.to_vec::<f64>()[0])),
                     _ => Err(self.wrong(name, "a number", v, *span)),
                 },
@@ -321,6 +322,7 @@ impl Bound {
             Some((Value::Int(i), _)) => Ok(Some(Fill::Int(*i))),
             Some((Value::Float(x), _)) => Ok(Some(Fill::Float(x.get()))),
             Some((Value::Bool(b), _)) => Ok(Some(Fill::Bool(b.get()))),
+            Some((Value::Tensor(t), span)) if t.device().is_meta() => Err(no_item(*span)),
             Some((Value::Tensor(t), _)) if t.numel() == 1 => Ok(Some(match t.dtype() {
                 DType::Bool => Fill::Bool(t.to_vec::<bool>()[0]),
                 d if d.is_int() => Fill::Int(t.to_vec::<i64>()[0]),
@@ -394,10 +396,10 @@ impl Bound {
             Some((Value::Int(i), _)) => Ok(Some(u32::try_from(*i).unwrap_or(u32::MAX))),
             Some((Value::Device(d), span)) => match d.get() {
                 Device::Cuda(i) => Ok(Some(i)),
-                Device::Cpu => Err(self.wrong(
+                other @ (Device::Cpu | Device::Meta) => Err(self.wrong(
                     name,
                     "a CUDA device (an index or cuda:N)",
-                    &Value::device(Device::Cpu),
+                    &Value::device(other),
                     *span,
                 )),
             },
@@ -447,6 +449,7 @@ impl Bound {
 pub fn flatten(v: &Value, span: Span) -> Result<Vec<(Value, Span)>, Diagnostic> {
     match v {
         Value::List(items) => Ok(items.iter().map(|v| (v.clone(), span)).collect()),
+        Value::Tensor(t) if t.device().is_meta() => Err(no_item(span)),
         Value::Tensor(t) if t.ndim() <= 1 && t.dtype().is_int() => Ok(t
             .to_vec::<i64>()
             .into_iter()
@@ -508,4 +511,9 @@ pub fn to_tensor(v: &Value) -> Option<Arc<Tensor>> {
         Value::Bool(b) => Some(Arc::new(Tensor::scalar(b.get()))),
         _ => None,
     }
+}
+
+/// A meta tensor given where a number is read: PyTorch's `item()` error.
+pub(crate) fn no_item(span: Span) -> Diagnostic {
+    Error::runtime("Tensor.item() cannot be called on meta tensors").at(span)
 }

@@ -78,8 +78,8 @@ impl Interp {
                     self.rt.current_device = saved;
                     r
                 }
-                Device::Cpu => Err(Error::value_help(
-                    "`with` takes a CUDA device or a stream, not cpu",
+                other @ (Device::Cpu | Device::Meta) => Err(Error::value_help(
+                    format!("`with` takes a CUDA device or a stream, not {other}"),
                     "tensors go to cpu by default; write `with device(n) { }` for a CUDA device",
                 )
                 .at(e.span)),

@@ -65,9 +65,9 @@ impl Interp {
             Some(Value::Int(i)) => Some(u32::try_from(i).unwrap_or(u32::MAX)),
             Some(Value::Device(d)) => match d.get() {
                 Device::Cuda(i) => Some(i),
-                Device::Cpu => {
+                other @ (Device::Cpu | Device::Meta) => {
                     return Err(at(Error::value(format!(
-                        "Expected a cuda device, but got: cpu ({name})"
+                        "Expected a cuda device, but got: {other} ({name})"
                     ))))
                 }
             },
@@ -82,7 +82,7 @@ impl Interp {
         };
         let d = match self.rt.cuda(index).map_err(at)? {
             Device::Cuda(d) => d,
-            Device::Cpu => return Err(at(Error::value("no CUDA device"))),
+            Device::Cpu | Device::Meta => return Err(at(Error::value("no CUDA device"))),
         };
         let info = self
             .rt

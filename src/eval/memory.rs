@@ -54,6 +54,8 @@ impl Interp {
         let mut htmls = Vec::new();
         for d in targets {
             match d {
+                // (No allocator: the meta device takes no memory.)
+                Device::Meta => {}
                 Device::Cpu => {
                     let host = self.rt.devices.host();
                     texts.push(memory::host_summary(host.stats()));

@@ -128,6 +128,7 @@ fn cpu_int64s(t: &Tensor) -> Result<Vec<i64>, Error> {
                 match t.device() {
                     Device::Cpu => "cpu",
                     Device::Cuda(_) => "cuda",
+                    Device::Meta => "meta",
                 },
                 t.dtype().scalar_name()
             ),

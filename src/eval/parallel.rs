@@ -666,9 +666,9 @@ pub(crate) fn device_index(v: &Value, count: u32) -> Result<u32, Error> {
         }
         Value::Device(d) => match d.get() {
             Device::Cuda(i) => i as i64,
-            Device::Cpu => {
+            other @ (Device::Cpu | Device::Meta) => {
                 return Err(Error::value_help(
-                    "Expected a cuda device, but got: cpu",
+                    format!("Expected a cuda device, but got: {other}"),
                     "DataParallel runs on CUDA devices: list them as 0, 1 or cuda:0, cuda:1",
                 ))
             }

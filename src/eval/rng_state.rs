@@ -174,13 +174,13 @@ impl Interp {
             Some((Value::Int(i), _)) => Some(u32::try_from(i).unwrap_or(u32::MAX)),
             Some((Value::Device(d), at)) => match d.get() {
                 Device::Cuda(i) => Some(i),
-                Device::Cpu => return Err(not_cuda(at)),
+                Device::Cpu | Device::Meta => return Err(not_cuda(at)),
             },
             Some((_, at)) => return Err(not_cuda(at)),
         };
         match self.rt.cuda(index).map_err(|e| e.at(span))? {
             Device::Cuda(d) => Ok(d),
-            Device::Cpu => Err(Error::value("no CUDA device").at(span)),
+            Device::Cpu | Device::Meta => Err(Error::value("no CUDA device").at(span)),
         }
     }
 }

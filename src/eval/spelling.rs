@@ -72,6 +72,7 @@ pub fn value(name: &str) -> Option<Value> {
 pub fn device_string(s: &str) -> Option<Value> {
     match s {
         "cpu" => Some(Value::device(Device::Cpu)),
+        "meta" => Some(Value::device(Device::Meta)),
         "cuda" => Some(Value::CurrentCuda),
         _ => {
             let index = s.strip_prefix("cuda:")?;

@@ -89,8 +89,9 @@ impl Interp {
                 Value::Stream(st) => self.rt.sync_stream(st.key),
                 Value::Device(d) => match d.get() {
                     Device::Cuda(d) => self.rt.sync_device(d),
-                    // Host work is synchronous: nothing to wait for.
-                    Device::Cpu => Ok(()),
+                    // Host work is synchronous, and the meta device runs
+                    // nothing: nothing to wait for.
+                    Device::Cpu | Device::Meta => Ok(()),
                 },
                 Value::Event(ev) => self.rt.sync_event(&ev),
                 other => {

@@ -87,7 +87,7 @@ impl Interp {
         let v = self.python_scalar(v.clone())?;
         if let Value::Tensor(_) = &v {
             if !spec.is_empty() {
-                return Err(Error::value(
+                return Err(Error::type_error(
                     "unsupported format string passed to Tensor.__format__: only a tensor of \
                      one element takes a format spec (`.item()` reads it)",
                 ));
@@ -100,7 +100,8 @@ impl Interp {
     /// A 0-d tensor read as its number (`.item()`); anything else as it is.
     pub(super) fn python_scalar(&mut self, v: Value) -> Result<Value, Error> {
         match &v {
-            Value::Tensor(t) if t.ndim() == 0 => self.one_element_value(v),
+            // (PyTorch's `Tensor.__format__` leaves a meta tensor a tensor.)
+            Value::Tensor(t) if t.ndim() == 0 && !t.device().is_meta() => self.one_element_value(v),
             _ => Ok(v),
         }
     }

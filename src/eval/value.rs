@@ -1929,16 +1929,18 @@ impl Packed for bool {
 }
 
 impl Packed for Device {
-    /// cpu is all ones; `cuda:i` is i.
+    /// cpu is all ones, meta all ones but the last; `cuda:i` is i.
     fn pack(self) -> u64 {
         match self {
             Device::Cpu => u64::MAX,
+            Device::Meta => u64::MAX - 1,
             Device::Cuda(i) => i as u64,
         }
     }
     fn unpack(w: u64) -> Device {
         match u32::try_from(w) {
             Ok(i) => Device::Cuda(i),
+            Err(_) if w == u64::MAX - 1 => Device::Meta,
             Err(_) => Device::Cpu,
         }
     }

@@ -54,6 +54,9 @@ enum Place {
     Device { block: Memory, buf: RwLock<Buffer> },
     /// Device memory the host reaches only through copies.
     Driver(DeviceBytes),
+    /// A `meta` tensor's storage: its length, and no elements (`buf` is
+    /// empty; the op layer never reads or writes it).
+    Meta { buf: RwLock<Buffer>, len: usize },
 }
 
 /// The hazard bookkeeping of one storage. While an asynchronous write may
@@ -84,7 +87,7 @@ impl Storage {
             Place::Host { buf, .. } | Place::Device { buf, .. } => {
                 Some(buf.get_mut().unwrap_or_else(|e| e.into_inner()))
             }
-            Place::Driver(_) => None,
+            Place::Driver(_) | Place::Meta { .. } => None,
         }
     }
 
@@ -92,6 +95,7 @@ impl Storage {
         match &self.place {
             Place::Host { pinned, .. } => pinned.get(),
             Place::Device { block, .. } | Place::Driver(DeviceBytes { block, .. }) => Some(block),
+            Place::Meta { .. } => None,
         }
     }
 
@@ -101,7 +105,7 @@ impl Storage {
     }
 
     fn is_device(&self) -> bool {
-        !matches!(self.place, Place::Host { .. })
+        !matches!(self.place, Place::Host { .. } | Place::Meta { .. })
     }
 
     /// The elements, as the host sees them now: its own bytes, or a copy of
@@ -109,7 +113,7 @@ impl Storage {
     fn live(&self) -> BufRef<'_> {
         match &self.place {
             Place::Driver(d) => BufRef::Copied(download(d)),
-            Place::Host { buf, .. } | Place::Device { buf, .. } => {
+            Place::Host { buf, .. } | Place::Device { buf, .. } | Place::Meta { buf, .. } => {
                 BufRef::Live(buf.read().unwrap_or_else(|e| e.into_inner()))
             }
         }
@@ -119,6 +123,7 @@ impl Storage {
     fn len(&self) -> usize {
         match &self.place {
             Place::Driver(d) => d.len,
+            Place::Meta { len, .. } => *len,
             Place::Host { buf, .. } | Place::Device { buf, .. } => {
                 buf.read().unwrap_or_else(|e| e.into_inner()).len()
             }
@@ -267,6 +272,34 @@ impl Tensor {
         }
     }
 
+    /// A contiguous tensor of the `meta` device: a shape and a dtype, and
+    /// no elements.
+    pub fn meta(shape: Vec<usize>, dtype: DType) -> Tensor {
+        Tensor::meta_strided(shape.clone(), contiguous_strides(&shape), dtype)
+    }
+
+    /// A `meta` tensor laid out with `strides` (dense: its storage holds
+    /// exactly its elements).
+    pub fn meta_strided(shape: Vec<usize>, strides: Vec<isize>, dtype: DType) -> Tensor {
+        Tensor {
+            dtype,
+            strides,
+            storage: Arc::new(Storage {
+                place: Place::Meta {
+                    buf: RwLock::new(Buffer::zeros(dtype, 0)),
+                    len: numel(&shape),
+                },
+                watch: Watch::new(false),
+                version: AtomicU64::new(0),
+            }),
+            shape,
+            offset: 0,
+            device: Device::Meta,
+            autograd: RecordSlot::default(),
+            own_version: None,
+        }
+    }
+
     pub fn from_vec<T: Stored>(v: Vec<T>, shape: Vec<usize>) -> Tensor {
         Tensor::new(T::into_buffer(v), shape, Device::Cpu)
     }
@@ -404,7 +437,7 @@ impl Tensor {
     pub fn write(&self) -> WriteRef<'_> {
         self.before_write();
         match &self.storage.place {
-            Place::Host { buf, .. } | Place::Device { buf, .. } => {
+            Place::Host { buf, .. } | Place::Device { buf, .. } | Place::Meta { buf, .. } => {
                 WriteRef::Live(buf.write().unwrap_or_else(|e| e.into_inner()))
             }
             Place::Driver(d) => WriteRef::Staged {
@@ -695,6 +728,8 @@ impl Tensor {
                 base + at
             }
             Place::Driver(d) => d.addr + at,
+            // A meta tensor has no memory: PyTorch's `data_ptr()` is 0.
+            Place::Meta { .. } => 0,
         }
     }
 
@@ -715,7 +750,11 @@ impl Tensor {
     }
 
     /// Calls `f` with the elements in logical order: borrowed when contiguous, gathered otherwise.
+    /// A `meta` tensor has no elements to give: `f` sees none.
     pub fn with_slice<T: Stored, R>(&self, f: impl FnOnce(&[T]) -> R) -> R {
+        if self.device.is_meta() {
+            return f(&[]);
+        }
         let buf = self.read();
         let all = buf.as_slice::<T>();
         if self.is_contiguous() {
@@ -834,7 +873,11 @@ impl Tensor {
 
     /// The elements of `buf` (this tensor's storage, as read) in a fresh
     /// contiguous buffer.
+    /// (None for a `meta` tensor: it has no elements.)
     pub fn contiguous_of(&self, buf: BufRef<'_>) -> Buffer {
+        if self.device.is_meta() {
+            return Buffer::zeros(self.dtype, 0);
+        }
         crate::with_dtype!(self.dtype, T => {
             let all = buf.as_slice::<T>();
             // A strided view is gathered once, straight into the new buffer.
@@ -847,12 +890,18 @@ impl Tensor {
 
     /// A contiguous copy (always a new buffer).
     pub fn copy(&self) -> Tensor {
+        if self.device.is_meta() {
+            return Tensor::meta(self.shape.clone(), self.dtype);
+        }
         Tensor::new(self.contiguous_buffer(), self.shape.clone(), self.device)
     }
 
     /// Converts to `dtype` (a copy, even when the dtype is unchanged), floats
     /// that do not fit an integer as the tensor's device does (`FloatToInt`).
     pub fn cast(&self, dtype: DType) -> Tensor {
+        if self.device.is_meta() {
+            return Tensor::meta(self.shape.clone(), dtype);
+        }
         let buf = self.contiguous_buffer();
         // A copy in its own dtype needs no second pass.
         let buf = match dtype == self.dtype {
@@ -915,6 +964,8 @@ impl Tensor {
         if self.is_contiguous() {
             let strides = contiguous_strides(&shape);
             Ok(self.view(shape, strides, self.offset))
+        } else if self.device.is_meta() {
+            Ok(Tensor::meta(shape, self.dtype))
         } else {
             Ok(Tensor::new(self.contiguous_buffer(), shape, self.device))
         }
@@ -922,6 +973,9 @@ impl Tensor {
 
     /// A copy of this tensor's elements with a different device tag.
     pub fn with_device(&self, device: Device) -> Tensor {
+        if device.is_meta() {
+            return Tensor::meta(self.shape.clone(), self.dtype);
+        }
         Tensor::new(self.contiguous_buffer(), self.shape.clone(), device)
     }
 }

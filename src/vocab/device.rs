@@ -6,11 +6,19 @@ use std::fmt;
 pub enum Device {
     Cpu,
     Cuda(u32),
+    /// PyTorch's `meta` device: tensors with a shape, dtype and strides
+    /// but no elements and no memory; ops compute only their results'
+    /// shapes.
+    Meta,
 }
 
 impl Device {
     pub fn is_cuda(self) -> bool {
         matches!(self, Device::Cuda(_))
+    }
+
+    pub fn is_meta(self) -> bool {
+        matches!(self, Device::Meta)
     }
 }
 
@@ -19,6 +27,7 @@ impl fmt::Display for Device {
         match self {
             Device::Cpu => f.write_str("cpu"),
             Device::Cuda(n) => write!(f, "cuda:{n}"),
+            Device::Meta => f.write_str("meta"),
         }
     }
 }

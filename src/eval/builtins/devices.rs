@@ -22,7 +22,7 @@ pub(super) fn device(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
         Value::Int(i) if index.is_none() => return cuda_device(me, i, b.span),
         Value::Str(s) => super::super::spelling::device_string(&s).ok_or_else(|| {
             Error::value_help(
-                format!("expected a device type (cpu, cuda) at the start of the device string, not {s:?}"),
+                format!("expected a device type (cpu, cuda, meta) at the start of the device string, not {s:?}"),
                 "write \"cpu\", \"cuda\" or \"cuda:1\" (cudash also has them as literals: `cpu`, `cuda`, `cuda:1`)",
             )
             .at(span)
@@ -89,9 +89,9 @@ pub(super) fn set_device(me: &mut Interp, _: &'static str, b: &Bound) -> Result<
         })?,
         Some((Value::Device(d), span)) => match d.get() {
             crate::runtime::Device::Cuda(i) => i,
-            crate::runtime::Device::Cpu => {
+            other @ (crate::runtime::Device::Cpu | crate::runtime::Device::Meta) => {
                 return Err(Error::value_help(
-                    "set_device takes a CUDA device, not cpu",
+                    format!("set_device takes a CUDA device, not {other}"),
                     "pass the device's number: `set_device(rank)`",
                 )
                 .at(*span))
@@ -132,7 +132,7 @@ pub(super) fn name(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
             .devices
             .info(d)
             .map_or_else(String::new, |i| i.name.clone()),
-        Device::Cpu => "cpu".into(),
+        other @ (Device::Cpu | Device::Meta) => other.to_string(),
     };
     Ok(Value::Str(name.into()))
 }
@@ -281,7 +281,9 @@ pub(super) fn current_stream(
 fn cuda_arg(me: &Interp, b: &Bound) -> Result<u32, Diagnostic> {
     match me.rt.cuda(b.cuda_index("device")?) {
         Ok(Device::Cuda(d)) => Ok(d),
-        Ok(Device::Cpu) => Err(Error::value("the cpu has no streams to wait for").at(b.span)),
+        Ok(other @ (Device::Cpu | Device::Meta)) => {
+            Err(Error::value(format!("{other} has no streams to wait for")).at(b.span))
+        }
         Err(e) => Err(e.at(b.span)),
     }
 }

@@ -59,7 +59,7 @@ pub(super) fn set_memory_fraction(
     }
     match stats_device(me, b)? {
         Device::Cuda(d) => me.rt.set_memory_fraction(d, fraction),
-        Device::Cpu => {
+        Device::Cpu | Device::Meta => {
             return Err(
                 Error::value("set_per_process_memory_fraction() limits a CUDA device")
                     .at(b.span_of("device")),
@@ -78,7 +78,7 @@ pub(super) fn reset_peak(me: &mut Interp, _: &'static str, b: &Bound) -> Result<
 /// `memory_allocated`, `max_memory_allocated`, `memory_reserved`, `max_memory_reserved`.
 pub(super) fn stat(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (allocated, reserved) = match stats_device(me, b)? {
-        Device::Cpu => {
+        Device::Cpu | Device::Meta => {
             let h = me.rt.devices.host();
             (h.stats().allocated, h.stats().reserved)
         }
@@ -98,7 +98,7 @@ pub(super) fn stat(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
 
 pub(super) fn stats(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let pairs = match stats_device(me, b)? {
-        Device::Cpu => host_stat_pairs(me.rt.devices.host().stats()),
+        Device::Cpu | Device::Meta => host_stat_pairs(me.rt.devices.host().stats()),
         Device::Cuda(d) => stat_pairs(&allocator_stats(me, d, b)?),
     };
     Ok(Value::Dict(PyDict::new(
@@ -128,7 +128,10 @@ fn stats_device(me: &Interp, b: &Bound) -> Result<Device, Diagnostic> {
             None => me.rt.cuda(None),
         },
     };
-    d.map_err(|e| e.at(b.span))
+    match d.map_err(|e| e.at(b.span))? {
+        Device::Meta => Err(Error::value("Expected a cuda device, but got: meta").at(b.span)),
+        d => Ok(d),
+    }
 }
 
 /// `memory_summary(device=none)`: PyTorch's `torch.cuda.memory_summary`,
@@ -136,7 +139,9 @@ fn stats_device(me: &Interp, b: &Bound) -> Result<Device, Diagnostic> {
 /// string to `print`.
 pub(super) fn summary(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let text = match stats_device(me, b)? {
-        Device::Cpu => crate::display::memory::host_summary(me.rt.devices.host().stats()),
+        Device::Cpu | Device::Meta => {
+            crate::display::memory::host_summary(me.rt.devices.host().stats())
+        }
         Device::Cuda(d) => {
             let info = me.rt.devices.info(d).cloned();
             let gpu = me.rt.devices.gpu(d);

@@ -41,7 +41,7 @@ pub(super) fn fact(_: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Boun
         }),
         "get_device" => Value::Int(match t.device() {
             crate::runtime::Device::Cuda(i) => i64::from(i),
-            crate::runtime::Device::Cpu => -1,
+            crate::runtime::Device::Cpu | crate::runtime::Device::Meta => -1,
         }),
         _ => Value::Int(t.offset() as i64),
     })

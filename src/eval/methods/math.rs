@@ -72,6 +72,7 @@ fn number(b: &Bound, name: &str, default: f64) -> Result<f64, Diagnostic> {
         Some((Value::Float(f), _)) => Ok(f.get()),
         Some((Value::Bool(x), _)) => Ok(f64::from(u8::from(x.get()))),
         // A 0-d tensor that needs no gradient is a number, as in PyTorch.
+        Some((Value::Tensor(t), s)) if t.device().is_meta() => Err(super::super::args::no_item(*s)),
         Some((Value::Tensor(t), _))
             if t.ndim() == 0 && !crate::autograd::meta::requires_grad(t) =>
         {

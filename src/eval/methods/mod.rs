@@ -127,7 +127,7 @@ fn device_index(v: &Value) -> Value {
     match v {
         Value::Device(d) => match d.get() {
             crate::runtime::Device::Cuda(i) => Value::Int(i64::from(i)),
-            crate::runtime::Device::Cpu => Value::None,
+            crate::runtime::Device::Cpu | crate::runtime::Device::Meta => Value::None,
         },
         _ => Value::None,
     }
@@ -422,7 +422,10 @@ static MEMBERS: &[(&str, Member)] = {
         // `if x.is_cuda or x.is_xpu` (DCGAN) asks.
         ("is_xpu", TensorProperty(|_| Ok(Value::bool(false)))),
         ("is_mps", TensorProperty(|_| Ok(Value::bool(false)))),
-        ("is_meta", TensorProperty(|_| Ok(Value::bool(false)))),
+        (
+            "is_meta",
+            TensorProperty(|t| Ok(Value::bool(t.device().is_meta()))),
+        ),
         ("is_sparse", TensorProperty(|_| Ok(Value::bool(false)))),
         ("is_quantized", TensorProperty(|_| Ok(Value::bool(false)))),
         ("is_nested", TensorProperty(|_| Ok(Value::bool(false)))),
@@ -575,6 +578,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("bfloat16", ModuleMethod(module::to)),
         ("state_dict", ModuleMethod(module::state_dict)),
         ("load_state_dict", ModuleMethod(module::load_state_dict)),
+        ("to_empty", ModuleMethod(module::to_empty)),
         ("register_buffer", ModuleMethod(module::register_buffer)),
         ("register_parameter", ModuleMethod(module::register)),
         ("add_module", ModuleMethod(module::register)),

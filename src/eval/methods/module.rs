@@ -737,6 +737,42 @@ pub(super) fn state_dict(_: &mut Interp, _: &'static str, m: &ModuleRef, _: &Bou
     Ok(Value::Dict(PyDict::ordered(pairs)))
 }
 
+/// `to_empty(device=, recurse=True)`: every parameter and buffer replaced
+/// by an uninitialised tensor of its shape, dtype and strides on `device`
+/// (PyTorch's `empty_like`): how a model made on the meta device gets
+/// memory (its values are then loaded or initialised).
+pub(super) fn to_empty(me: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let device = match b.device("device")? {
+        Some(d) => me.rt.check_device(d).map_err(at)?,
+        None => return Err(Error::value("to_empty() needs `device=`").at(b.span)),
+    };
+    let rt = &mut me.rt;
+    module::apply_tensors(m, &mut |t, is_param| {
+        let order = crate::runtime::memory_format::Order::of(t.shape(), t.strides().to_vec());
+        let shape = order
+            .as_ref()
+            .map_or(t.shape().to_vec(), |o| o.permuted_shape());
+        let new = crate::runtime::op::factory::NewTensor {
+            shape: &shape,
+            dtype: t.dtype(),
+            device,
+            like: None,
+        };
+        let x = rt.empty(new)?;
+        let x = match order {
+            Some(o) => Arc::new(o.restore(&x)),
+            None => x,
+        };
+        Ok(match is_param {
+            true => Arc::new(meta::parameter(&x, meta::requires_grad(t))),
+            false => x,
+        })
+    })
+    .map_err(at)?;
+    Ok(Value::Module(Arc::clone(m)))
+}
+
 /// `load_state_dict(state_dict, strict=true)`: each entry copied into the
 /// model's tensor of that key (on the model's device and dtype), after
 /// PyTorch's checks, all made before anything is copied.
@@ -815,13 +851,33 @@ pub(super) fn load_state_dict(me: &mut Interp, _: &'static str, m: &ModuleRef, b
         }
         .at(*span));
     }
+    if b.bool("assign", false)? {
+        assign_state(m, copies);
+        return Ok(incompatible_keys(&missing, &unexpected));
+    }
     for (dst, src) in copies {
+        if dst.device().is_meta() && !src.device().is_meta() {
+            let key = targets.iter().find(|(_, t)| Arc::ptr_eq(t, &dst));
+            me.warn_once(format!(
+                "UserWarning: for {}: copying from a non-meta parameter in the checkpoint to a \
+                 meta parameter in the current model, which is a no-op. (Did you mean to pass \
+                 `assign=True` to assign items in the state dictionary to their corresponding \
+                 key in the module instead of copying them in place?)",
+                key.map_or("", |(k, _)| k.as_str())
+            ));
+            continue;
+        }
         let src = match src.dtype() == dst.dtype() {
             true => src,
             false => me.rt.cast(&src, dst.dtype()).map_err(|e| e.at(*span))?,
         };
         me.rt.assign(&dst, &src).map_err(|e| e.at(*span))?;
     }
+    Ok(incompatible_keys(&missing, &unexpected))
+}
+
+/// What `load_state_dict` gives: the keys it found missing and unexpected.
+fn incompatible_keys(missing: &[&str], unexpected: &[&str]) -> Value {
     let list = |keys: &[&str]| {
         Value::list(
             keys.iter()
@@ -829,13 +885,29 @@ pub(super) fn load_state_dict(me: &mut Interp, _: &'static str, m: &ModuleRef, b
                 .collect(),
         )
     };
-    Ok(Value::named_tuple(
+    Value::named_tuple(
         "_IncompatibleKeys",
         &[
-            ("missing_keys", list(&missing)),
-            ("unexpected_keys", list(&unexpected)),
+            ("missing_keys", list(missing)),
+            ("unexpected_keys", list(unexpected)),
         ],
-    ))
+    )
+}
+
+/// `load_state_dict(..., assign=True)`: each of the model's tensors
+/// replaced by the state dict's own (no copy), a parameter staying a
+/// parameter that requires grad as the one it replaces (PyTorch 2.1's
+/// `assign`, how a model made on the meta device takes a checkpoint).
+fn assign_state(m: &ModuleRef, copies: Vec<(Arc<Tensor>, Arc<Tensor>)>) {
+    let _ = module::apply_tensors(m, &mut |t, is_param| {
+        let Some((_, src)) = copies.iter().find(|(dst, _)| Arc::ptr_eq(dst, t)) else {
+            return Ok(Arc::clone(t));
+        };
+        Ok(match is_param {
+            true => Arc::new(meta::parameter(src, meta::requires_grad(t))),
+            false => Arc::clone(src),
+        })
+    });
 }
 
 /// `torch.Size([512, 784])`.

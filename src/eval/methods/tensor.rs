@@ -541,6 +541,9 @@ fn alpha_arg(b: &Bound, negate: bool) -> Result<Option<Tensor>, Diagnostic> {
         Some((Value::Bool(v), _)) => Ok(Some(Tensor::scalar(sign * i64::from(v.get())))),
         // A 0-d tensor that needs no gradient is a number, as in PyTorch
         // (LBFGS scales by its dot products: `q.add_(d, alpha=-al[i])`).
+        Some((Value::Tensor(t), span)) if t.device().is_meta() => {
+            Err(super::super::args::no_item(*span))
+        }
         Some((Value::Tensor(t), _))
             if t.ndim() == 0 && !crate::autograd::meta::requires_grad(t) =>
         {

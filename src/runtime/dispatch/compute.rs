@@ -41,6 +41,9 @@ impl Runtime {
     /// How `device` computes: a driver's kernels on its devices, the host's
     /// loops on the cpu and on simulated devices.
     pub(super) fn compute(&self, device: Device) -> &'static dyn Compute {
+        if device.is_meta() {
+            return &super::meta::Meta;
+        }
         match self.launches_on(device) {
             Some(_) => &Kernels,
             None => &Host,
@@ -739,6 +742,11 @@ impl Runtime {
         dtype: DType,
         device: Device,
     ) -> Result<Arc<Tensor>, Error> {
+        if data.device().is_meta() || device.is_meta() {
+            // Nothing to copy: PyTorch's `torch.tensor(m)` of a meta m.
+            self.counters.ops += 1;
+            return Ok(Arc::new(Tensor::meta(data.shape().to_vec(), dtype)));
+        }
         let mem = self.reserve(device, data.shape(), dtype)?;
         let mut buf = data.contiguous_buffer();
         if buf.dtype() != dtype {

@@ -433,6 +433,7 @@ impl Runtime {
         let stream = match t.device() {
             Device::Cuda(d) => Some(self.comm_stream(d)?),
             Device::Cpu => None,
+            Device::Meta => return Err(super::transfer::no_data_on_meta(what)),
         };
         if let Some(s) = stream {
             t.record_stream(s.stream);

@@ -144,6 +144,8 @@ impl Compute for Host {
                 })?;
                 return index::assign(x, &src);
             }
+            // (The meta device has its own `Compute`.)
+            Device::Meta => return Ok(()),
             Device::Cuda(d) => {
                 let z = rt.generators.cuda(d).normal(x.numel());
                 z.into_iter().map(|v| mean + std * v).collect()

@@ -194,6 +194,9 @@ impl Runtime {
     /// `t`'s elements in a cpu tensor: a device tensor is read by the host
     /// (`host_read`, a sync of its stream).
     pub fn on_host(&mut self, t: &Tensor) -> Result<Tensor, Error> {
+        if t.device().is_meta() {
+            return Err(values_decide_shape(self.op));
+        }
         if !t.device().is_cuda() {
             return Ok(t.copy());
         }
@@ -219,6 +222,19 @@ impl Runtime {
                 }
                 Index::Tensor(i) if i.device().is_cuda() => {
                     Index::Tensor(Arc::new(self.on_host(i)?))
+                }
+                // A meta index has no values; its shape is all the result's
+                // needs (the meta device computes no element).
+                Index::Tensor(i) if i.device().is_meta() && i.dtype().is_int() => {
+                    let zeros = crate::runtime::Buffer::zeros(DType::I64, i.numel());
+                    Index::Tensor(Arc::new(Tensor::new(
+                        zeros,
+                        i.shape().to_vec(),
+                        Device::Cpu,
+                    )))
+                }
+                Index::Tensor(i) if i.device().is_meta() => {
+                    return Err(values_decide_shape(self.op))
                 }
                 other => other.clone(),
             });
@@ -271,10 +287,26 @@ impl Runtime {
         &mut self,
         t: &Tensor,
     ) -> Result<Vec<T>, Error> {
+        if t.device().is_meta() {
+            return Err(values_decide_shape(self.op));
+        }
         if t.device().is_cuda() {
             self.host_read(&[t], |t| t.nbytes() as u64, || t.to_vec::<T>())
         } else {
             Ok(t.to_vec::<T>())
         }
     }
+}
+
+/// PyTorch's refusal of an op whose result's shape depends on the values
+/// (`nonzero`, a boolean mask) on the meta device, which has none.
+pub fn values_decide_shape(op: &str) -> Error {
+    Error::not_implemented(
+        format!(
+            "{op}() has no meta implementation: what it gives depends on the values, and a \
+             meta tensor has none"
+        ),
+        "a boolean mask, `nonzero`, `where(cond)` and `masked_select` need real values: make \
+         the tensors on the cpu or a GPU",
+    )
 }

@@ -197,7 +197,9 @@ fn in_dtype(t: &Tensor, dt: DType) -> Option<Tensor> {
 fn on(device: Device) -> Result<u32, Error> {
     match device {
         Device::Cuda(d) => Ok(d),
-        Device::Cpu => Err(Error::value("internal error: kernels for a cpu tensor")),
+        Device::Cpu | Device::Meta => Err(Error::value(format!(
+            "internal error: kernels for a {device} tensor"
+        ))),
     }
 }
 

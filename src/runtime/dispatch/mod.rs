@@ -40,6 +40,7 @@ mod indexing;
 mod kernels;
 mod measured;
 mod memory_history;
+mod meta;
 mod nccl;
 mod peer;
 pub mod pick;
@@ -185,7 +186,7 @@ impl Runtime {
     /// `d` itself when it exists in this session.
     pub fn check_device(&self, d: Device) -> Result<Device, Error> {
         match d {
-            Device::Cpu => Ok(d),
+            Device::Cpu | Device::Meta => Ok(d),
             Device::Cuda(i) => self.cuda(Some(i)),
         }
     }
@@ -228,7 +229,7 @@ impl Runtime {
         dtype: DType,
     ) -> Result<Option<Memory>, Error> {
         match device {
-            Device::Cpu => Ok(None),
+            Device::Cpu | Device::Meta => Ok(None),
             Device::Cuda(d) => {
                 self.cuda(Some(d))?;
                 let bytes = tensor_bytes(shape, dtype)?;
@@ -248,6 +249,10 @@ impl Runtime {
         cost: Flops,
     ) -> Result<Arc<Tensor>, Error> {
         self.counters.ops += 1;
+        if out.device().is_meta() {
+            // No kernel and no memory: the meta device only knows shapes.
+            return Ok(Arc::new(out));
+        }
         let Device::Cuda(d) = out.device() else {
             self.host_op(inputs, &out, cost);
             return Ok(Arc::new(out));
@@ -298,6 +303,7 @@ impl Runtime {
                 self.issue(d, work, None)?;
             }
             Device::Cpu => self.host_op(inputs, t, Flops::default()),
+            Device::Meta => {}
         }
         Ok(())
     }
@@ -369,6 +375,7 @@ impl Runtime {
     pub fn reset_peak(&mut self, d: Device) {
         match d {
             Device::Cpu => self.devices.host().reset_peak(),
+            Device::Meta => {}
             Device::Cuda(i) => {
                 if let Some(mut g) = self.devices.gpu(i) {
                     g.allocator.reset_peak();

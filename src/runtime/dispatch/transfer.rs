@@ -48,6 +48,9 @@ impl Runtime {
     ) -> Result<Arc<Tensor>, Error> {
         let d = self.check_device(d)?;
         let from = t.device();
+        if d.is_meta() || from.is_meta() {
+            return self.meta_copy(t, d);
+        }
         if d.is_cuda() {
             // (To the host, `host_read` reaches the device, and a fault
             // there, after checking the read as a driver's copy would.)
@@ -66,6 +69,7 @@ impl Runtime {
         self.counters.ops += 1;
         let bytes = t.nbytes() as u64;
         let copy = match (from, d) {
+            (Device::Meta, _) | (_, Device::Meta) => return self.meta_copy(t, d),
             (Device::Cpu, Device::Cpu) => t.with_device(d),
             (Device::Cuda(_), Device::Cpu) => {
                 self.host_read(&[t], |t| t.nbytes() as u64, || t.with_device(d))?
@@ -516,7 +520,13 @@ impl Runtime {
 
     /// `.item()`: a copy of one element to the host on the current stream,
     /// which the host waits for (`host_read`); `read` takes the element.
+    /// A meta tensor has no element to read: PyTorch's error.
     pub fn read_item<R>(&mut self, t: &Tensor, read: impl FnOnce() -> R) -> Result<R, Error> {
+        if t.device().is_meta() {
+            return Err(Error::runtime(
+                "Tensor.item() cannot be called on meta tensors",
+            ));
+        }
         self.host_read(&[t], |t| t.dtype().size() as u64, read)
     }
 
@@ -529,6 +539,9 @@ impl Runtime {
 
     /// `save`: the host reads all of `t` (`host_read`), and `write` writes it.
     pub fn read_all<R>(&mut self, t: &Tensor, write: impl FnOnce() -> R) -> Result<R, Error> {
+        if t.device().is_meta() {
+            return Err(no_data_on_meta("reading it whole"));
+        }
         self.host_read(&[t], |t| t.nbytes() as u64, write)
     }
 
@@ -558,12 +571,23 @@ impl Runtime {
         self.issue(on, work, out)
     }
 
+    /// A copy to the meta device: a meta tensor of t's shape and dtype
+    /// (nothing copied); a copy out of it has no elements to copy, and is
+    /// PyTorch's error.
+    fn meta_copy(&mut self, t: &Tensor, to: Device) -> Result<Arc<Tensor>, Error> {
+        if !to.is_meta() {
+            return Err(no_data_on_meta(&format!("a copy to {to}")));
+        }
+        self.counters.ops += 1;
+        Ok(Arc::new(Tensor::meta(t.shape().to_vec(), t.dtype())))
+    }
+
     pub(super) fn count_copy(&mut self, from: Device, to: Device, bytes: usize) {
         let slot = match (from, to) {
             (Device::Cpu, Device::Cuda(_)) => &mut self.counters.h2d,
             (Device::Cuda(_), Device::Cpu) => &mut self.counters.d2h,
             (Device::Cuda(_), Device::Cuda(_)) => &mut self.counters.d2d,
-            (Device::Cpu, Device::Cpu) => return,
+            (Device::Cpu, Device::Cpu) | (Device::Meta, _) | (_, Device::Meta) => return,
         };
         if bytes == 0 {
             return; // an empty copy copies nothing (`Runtime::issue`)
@@ -589,5 +613,17 @@ fn host_waits_note(dst: &Tensor) -> String {
     format!(
         "non_blocking=true: {why}, so the host waits for this copy; copy into a contiguous \
          pinned tensor (`h = empty(...).pin()`) to let it overlap other work"
+    )
+}
+
+/// PyTorch's error for reading a meta tensor's elements (`what`: the read).
+pub fn no_data_on_meta(what: &str) -> Error {
+    Error::not_implemented(
+        "Cannot copy out of meta tensor; no data!",
+        format!(
+            "a meta tensor has a shape and a dtype but no elements, so {what} has nothing to \
+             read; make the tensor on a real device (`to_empty(device=...)` for a module, then \
+             load or initialise its values)"
+        ),
     )
 }

@@ -645,7 +645,7 @@ fn duplicate_gpu(rank: usize, other: usize, d: Device) -> Error {
              both on CUDA device {}",
             match d {
                 Device::Cuda(i) => i,
-                Device::Cpu => 0,
+                Device::Cpu | Device::Meta => 0,
             }
         ),
         "NCCL takes one device per rank: `set_device(rank)` first, and make each rank's \

@@ -354,11 +354,11 @@ pub fn result_device_of(operands: &[Operand]) -> Result<crate::runtime::Device, 
             Some(&e) => Err(Error::DeviceMismatch { a: d, b: e }),
             None => Ok(d),
         },
-        // Every operand could move: a device one wins over the cpu.
+        // Every operand could move: a device one (cuda, meta) wins over the cpu.
         None => Ok(operands
             .iter()
             .map(|o| o.tensor.device())
-            .find(|d| d.is_cuda())
+            .find(|&d| d != crate::runtime::Device::Cpu)
             .unwrap_or(crate::runtime::Device::Cpu)),
     }
 }

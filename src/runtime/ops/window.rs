@@ -260,7 +260,8 @@ pub fn max_pool2d_backward(
 }
 
 /// `[N, C, H, W]`.
-fn image(shape: &[usize]) -> (usize, usize, usize, usize) {
+/// A window op's image `[N, C, H, W]`.
+pub fn image(shape: &[usize]) -> (usize, usize, usize, usize) {
     match *shape {
         [n, c, h, w] => (n, c, h, w),
         _ => panic!("internal error: a window op's image is [N, C, H, W], not {shape:?}"),
