@@ -603,6 +603,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.kind",
     },
     Native {
+        name: "_cudash.swap_module_tensors",
+    },
+    Native {
         name: "_cudash.abstractmethod",
     },
     Native {
@@ -1870,6 +1873,9 @@ impl Interp {
         }
         if super::inspect::NAMES.contains(&f.name) {
             return self.call_inspect(f.name, args, span);
+        }
+        if super::stateless::NAMES.contains(&f.name) {
+            return self.call_stateless(args, span);
         }
         if f.name.starts_with("pickle.") {
             return super::checkpoint::call_pickle(self, f.name, args, span);

@@ -78,6 +78,7 @@ mod sequences;
 pub mod show;
 mod sparse;
 pub mod spelling;
+mod stateless;
 mod stdlib;
 mod stmt;
 mod streams;
