@@ -172,20 +172,22 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             f"Got {randomness}"
         )
 
+    name = getattr(func, "__name__", repr(func))
+
     def wrapped(*args, **kwargs):
-        if isinstance(in_dims, int) or in_dims is None:
+        if isinstance(in_dims, int):
             dims = [in_dims] * len(args)
         elif isinstance(in_dims, (tuple, list)):
             if len(in_dims) != len(args):
                 raise ValueError(
-                    f"vmap(in_dims={tuple(in_dims)}, ...)(<inputs>): in_dims is not "
+                    f"vmap({name}, in_dims={tuple(in_dims)}, ...)(<inputs>): in_dims is not "
                     "compatible with the structure of `inputs`. in_dims has structure "
                     f"{len(in_dims)} items but inputs has structure {len(args)} items."
                 )
             dims = list(in_dims)
         else:
             raise ValueError(
-                f"vmap(in_dims={in_dims}, ...): expected `in_dims` to be int or a "
+                f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
                 f"(potentially nested) tuple matching the structure of inputs, got: {type(in_dims)}."
             )
         flat = []
@@ -199,21 +201,21 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 continue
             if not isinstance(x, torch.Tensor):
                 raise ValueError(
-                    f"vmap(in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input "
+                    f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input "
                     f"but the input is of type {type(x)}. We cannot vmap over non-Tensor "
                     "arguments, please use None as the respective in_dim"
                 )
             if d < -x.dim() or d >= max(x.dim(), 1) or x.dim() == 0:
                 raise ValueError(
-                    f"vmap(in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some input, "
+                    f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some input, "
                     f"but that input is a Tensor of dimensionality {x.dim()} so expected "
                     f"in_dim to satisfy -{x.dim()} <= in_dim < {x.dim()}."
                 )
             sizes.append(x.shape[d])
         if len(sizes) == 0:
             raise ValueError(
-                f"vmap(in_dims={in_dims}, ...)(<inputs>): at least one input must be mapped "
-                "over (got in_dims=None for every input)"
+                f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): at least one input must be "
+                "mapped over (got in_dims=None for every input)."
             )
         if any(s != sizes[0] for s in sizes):
             raise ValueError(
