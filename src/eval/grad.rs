@@ -236,7 +236,7 @@ pub(super) fn backward(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bo
         })?),
         None => None,
     };
-    let keep = keep(b)?;
+    let keep = keep(me, b)?;
     if keep.create_graph {
         me.warn_once(CYCLE.into());
     }
@@ -1014,12 +1014,18 @@ const CYCLE: &str = "UserWarning: Using backward() with create_graph=True will c
                      parameters to None after use to break the cycle and avoid the leak.";
 
 /// `retain_graph=none, create_graph=false`: the graph is kept when asked,
-/// or by default when a graph is created (PyTorch's default).
-fn keep(b: &Bound) -> Result<engine::Keep, Diagnostic> {
+/// or by default when a graph is created (PyTorch's default), and while
+/// `vmap` runs an element other than its last (its loop calls backward
+/// once per element where PyTorch's batched call runs it once).
+fn keep(me: &Interp, b: &Bound) -> Result<engine::Keep, Diagnostic> {
     let create = b.bool("create_graph", false)?;
     let retain = match b.given("retain_graph") {
         None | Some((Value::None, _)) => None,
         Some(_) => Some(b.bool("retain_graph", false)?),
+    };
+    let retain = match me.vmap_retain {
+        true => Some(true),
+        false => retain,
     };
     Ok(engine::Keep::new(retain, create))
 }
@@ -1029,7 +1035,7 @@ fn keep(b: &Bound) -> Result<engine::Keep, Diagnostic> {
 pub(super) fn backward_of_many(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let roots = tensors_of(b, "tensors", "backward")?;
     let gradients = gradients_of(b, "grad_tensors", roots.len())?;
-    let keep = keep(b)?;
+    let keep = keep(me, b)?;
     if keep.create_graph {
         me.warn_once(CYCLE.into());
     }
@@ -1046,7 +1052,8 @@ pub(super) fn grad_of(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let inputs = tensors_of(b, "inputs", "grad")?;
     let gradients = gradients_of(b, "grad_outputs", outputs.len())?;
     let allow_unused = b.bool("allow_unused", false)?;
-    let found = engine::grad(me, (&outputs, gradients), &inputs, keep(b)?, allow_unused)
+    let kept = keep(me, b)?;
+    let found = engine::grad(me, (&outputs, gradients), &inputs, kept, allow_unused)
         .map_err(|e| e.at_or_where_raised(b.span))?;
     Ok(Value::List(Arc::new(
         found

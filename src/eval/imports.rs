@@ -606,6 +606,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.swap_module_tensors",
     },
     Native {
+        name: "_cudash.vmap_retain",
+    },
+    Native {
         name: "_cudash.abstractmethod",
     },
     Native {

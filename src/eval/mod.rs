@@ -251,6 +251,10 @@ pub struct Interp {
     pub(crate) default_device: Option<value::DefaultDevice>,
     /// The warning categories the program's `warnings` filters ignore.
     pub(crate) ignored_warnings: Vec<String>,
+    /// Set by `torch.func.vmap` while an element other than the last runs:
+    /// a backward keeps its graph, which PyTorch's one batched call would
+    /// free only once (`stateless.rs`).
+    pub(crate) vmap_retain: bool,
     /// In a DataLoader worker: which worker of the pass, and its copy of
     /// the dataset (`torch.utils.data.get_worker_info()`).
     pub(crate) worker_info: Option<(crate::data::epoch::WorkerSeat, Value)>,
@@ -289,6 +293,7 @@ impl Interp {
             turn: None,
             default_device: None,
             ignored_warnings: Vec::new(),
+            vmap_retain: false,
             worker_info: None,
         }
     }

@@ -18,7 +18,7 @@ use crate::runtime::lock::lock;
 use crate::runtime::Tensor;
 
 /// The names this module answers.
-pub const NAMES: [&str; 1] = ["_cudash.swap_module_tensors"];
+pub const NAMES: [&str; 2] = ["_cudash.swap_module_tensors", "_cudash.vmap_retain"];
 
 impl Interp {
     pub(super) fn call_stateless(
@@ -26,6 +26,18 @@ impl Interp {
         args: Vec<ArgVal>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        // `_cudash.vmap_retain(flag)`: sets whether backward keeps its
+        // graph for vmap's loop (`Interp::vmap_retain`), giving the setting
+        // before; with none, only gives it.
+        if let Some(Value::Bool(on)) = args.first().map(|a| &a.value) {
+            if args.len() == 1 {
+                let before = std::mem::replace(&mut self.vmap_retain, on.get());
+                return Ok(Value::bool(before));
+            }
+        }
+        if args.is_empty() {
+            return Ok(Value::bool(self.vmap_retain));
+        }
         let (Some(Value::Module(m)), Some(Value::Dict(d))) = (
             args.first().map(|a| a.value.clone()),
             args.get(1).map(|a| a.value.clone()),

@@ -43,6 +43,20 @@ result = vmap(model)(examples)
 expected = torch.stack([model(e) for e in examples.unbind()])
 print("allclose", torch.allclose(result, expected), result.requires_grad)
 
+# The vmap recipe: a vjp per basis vector, each backward without
+# retain_graph (PyTorch runs it once, batched; the graph is freed after).
+N = 5
+xr = torch.randn(N, requires_grad=True)
+yr = xr**2
+rows = [torch.autograd.grad(yr, xr, v, retain_graph=True)[0] for v in torch.eye(N).unbind()]
+get_vjp = lambda v: torch.autograd.grad(yr, xr, v)[0]
+print("vjp per row", torch.allclose(vmap(get_vjp)(torch.eye(N)), torch.stack(rows)))
+try:
+    torch.autograd.grad(yr, xr, torch.ones(N))
+    print("graph kept")
+except RuntimeError:
+    print("graph freed after vmap")
+
 f = lambda t: (t**3).sum()
 xx = torch.tensor([1.0, 2.0, 3.0])
 show("grad", grad(f)(xx))

@@ -31,6 +31,10 @@ const MODULES: &[(&str, &str)] = &[
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
     ("torch.functional", include_str!("torch_functional.py")),
     ("torch.func", include_str!("torch_func.py")),
+    (
+        "torch.backends._cudnn_flags",
+        include_str!("torch_backends_cudnn_flags.py"),
+    ),
     ("torch.nn.utils._rnn", include_str!("torch_nn_utils_rnn.py")),
     ("torch._frombuffer", include_str!("torch_frombuffer.py")),
     ("torch.linalg._ops", include_str!("torch_linalg_ops.py")),
@@ -131,6 +135,11 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch.linalg", "cross", "torch.linalg._ops"),
     ("torch", "layout", "torch._layout"),
     ("torch", "vmap", "torch.func"),
+    (
+        "torch.backends.cudnn",
+        "flags",
+        "torch.backends._cudnn_flags",
+    ),
     ("torch", "frombuffer", "torch._frombuffer"),
     ("torch.autograd", "gradcheck", "torch.autograd.gradcheck"),
     (

@@ -230,17 +230,24 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         results = []
         # Each mapped input's slices, as views (`unbind` makes them once).
         sliced = [None if d is None else x.unbind(d) for x, d in zip(flat, flat_dims)]
-        for b in range(n):
-            if saved is not None:
-                torch.set_rng_state(saved)
-            items = [x if s is None else s[b] for x, s in zip(flat, sliced)]
-            at = 0
-            call = []
-            for a in args:
-                k = len(_leaves(a))
-                call.append(_rebuild(a, items[at : at + k]))
-                at += k
-            results.append(func(*call, **kwargs))
+        # A backward inside keeps its graph for the elements after (PyTorch
+        # runs it once, batched, and frees the graph then: after the last).
+        outer = _cudash.vmap_retain()
+        try:
+            for b in range(n):
+                if saved is not None:
+                    torch.set_rng_state(saved)
+                items = [x if s is None else s[b] for x, s in zip(flat, sliced)]
+                at = 0
+                call = []
+                for a in args:
+                    k = len(_leaves(a))
+                    call.append(_rebuild(a, items[at : at + k]))
+                    at += k
+                _cudash.vmap_retain(outer or b < n - 1)
+                results.append(func(*call, **kwargs))
+        finally:
+            _cudash.vmap_retain(outer)
         return _stacked(results, out_dims, n)
 
     return wrapped
