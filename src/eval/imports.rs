@@ -458,6 +458,9 @@ static TENSOR_FUNCTIONS: &[Native] = &[
         name: "torch.round",
     },
     Native {
+        name: "torch.select",
+    },
+    Native {
         name: "torch.sigmoid",
     },
     Native { name: "torch.sin" },

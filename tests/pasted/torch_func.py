@@ -34,6 +34,8 @@ show("tuple out", vmap(lambda a: (a.sum(), a.mean()))(x))
 show("dict in", vmap(lambda d: d["a"] + d["b"])({"a": x, "b": y}))
 show("kwargs", vmap(lambda a, scale=1.0: a * scale)(x, scale=3.0))
 show("nested", vmap(vmap(torch.dot, (None, 0)), (0, None))(x, y))
+show("select", vmap(lambda a: a.select(0, -1) * 2)(torch.arange(6.0).reshape(3, 2)))
+show("torch.select", torch.select(torch.arange(6.0).reshape(2, 3), 1, 0))
 
 # vmap's own tutorial: a model's weights closed over, batched examples.
 weights = torch.randn(5, requires_grad=True)
@@ -161,10 +163,11 @@ for what, call in [
     ("nothing mapped", lambda: vmap(lambda a: a, in_dims=None)(x)),
     ("not scalar", lambda: grad(lambda t: t * 2)(xx)),
     ("stack none", lambda: stack_module_state([])),
+    ("select", lambda: x.select(0, 5)),
     ("randomness", lambda: vmap(torch.sin, randomness="sometimes")(x)),
 ]:
     try:
         call()
         print(what, "ran")
-    except (ValueError, RuntimeError) as e:
+    except (ValueError, RuntimeError, IndexError) as e:
         print(what, type(e).__name__, str(e).split("\n")[0])

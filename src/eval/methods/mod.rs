@@ -384,6 +384,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("transpose_", TensorMethod(view_in_place::view_in_place)),
         ("swapdims_", TensorMethod(view_in_place::view_in_place)),
         ("narrow", TensorMethod(shape::narrow)),
+        ("select", TensorMethod(shape::select)),
         ("dim", TensorMethod(facts::fact)),
         ("ndimension", TensorMethod(facts::fact)),
         ("nelement", TensorMethod(facts::fact)),

@@ -306,3 +306,40 @@ pub(super) fn narrow(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
         .map(Value::Tensor)
         .map_err(at)
 }
+
+/// `x.select(dim, index)`: the view `x[..., index]` at `dim`, as PyTorch's
+/// (its errors for a 0-d tensor and an index out of range).
+pub(super) fn select(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let dim = b.int("dim")?.unwrap_or(0);
+    let index = b.int("index")?.unwrap_or(0);
+    if t.ndim() == 0 {
+        return Err(at(Error::Module {
+            class: "IndexError",
+            message: "select() cannot be applied to a 0-dim tensor.".into(),
+            help: None,
+        }));
+    }
+    let d = crate::runtime::shape::norm_dim(dim, t.ndim()).map_err(at)?;
+    let size = t.shape()[d] as i64;
+    if index < -size || index >= size {
+        return Err(at(Error::Module {
+            class: "IndexError",
+            message: format!(
+                "select(): index {index} out of range for tensor of size [{}] at dimension {d}",
+                t.shape()
+                    .iter()
+                    .map(|n| n.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            help: None,
+        }));
+    }
+    let mut items = vec![Index::Slice(None, None, None); d];
+    items.push(Index::At(index));
+    let out = me.rt.index(t, &items).map_err(at)?;
+    crate::autograd::record::index(&me.rt, me.grad, t, out, &items)
+        .map(Value::Tensor)
+        .map_err(at)
+}
