@@ -612,6 +612,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.vmap_retain",
     },
     Native {
+        name: "_cudash.vmap_random_refused",
+    },
+    Native {
         name: "_cudash.abstractmethod",
     },
     Native {
@@ -1881,7 +1884,7 @@ impl Interp {
             return self.call_inspect(f.name, args, span);
         }
         if super::stateless::NAMES.contains(&f.name) {
-            return self.call_stateless(args, span);
+            return self.call_stateless(f.name, args, span);
         }
         if f.name.starts_with("pickle.") {
             return super::checkpoint::call_pickle(self, f.name, args, span);

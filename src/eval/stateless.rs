@@ -18,25 +18,34 @@ use crate::runtime::lock::lock;
 use crate::runtime::Tensor;
 
 /// The names this module answers.
-pub const NAMES: [&str; 2] = ["_cudash.swap_module_tensors", "_cudash.vmap_retain"];
+pub const NAMES: [&str; 3] = [
+    "_cudash.swap_module_tensors",
+    "_cudash.vmap_retain",
+    "_cudash.vmap_random_refused",
+];
 
 impl Interp {
     pub(super) fn call_stateless(
         &mut self,
+        name: &str,
         args: Vec<ArgVal>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
         // `_cudash.vmap_retain(flag)`: sets whether backward keeps its
         // graph for vmap's loop (`Interp::vmap_retain`), giving the setting
         // before; with none, only gives it.
-        if let Some(Value::Bool(on)) = args.first().map(|a| &a.value) {
-            if args.len() == 1 {
-                let before = std::mem::replace(&mut self.vmap_retain, on.get());
-                return Ok(Value::bool(before));
+        // `_cudash.vmap_random_refused(flag)`: the same for whether a random
+        // op is refused (`Runtime::random_refused`).
+        if name != "_cudash.swap_module_tensors" {
+            let flag = match name {
+                "_cudash.vmap_retain" => &mut self.vmap_retain,
+                _ => &mut self.rt.random_refused,
+            };
+            let before = *flag;
+            if let Some(Value::Bool(on)) = args.first().map(|a| &a.value) {
+                *flag = on.get();
             }
-        }
-        if args.is_empty() {
-            return Ok(Value::bool(self.vmap_retain));
+            return Ok(Value::bool(before));
         }
         let (Some(Value::Module(m)), Some(Value::Dict(d))) = (
             args.first().map(|a| a.value.clone()),

@@ -156,6 +156,18 @@ bn = nn.BatchNorm1d(3)
 out = functional_call(bn, {"running_mean": torch.ones(3)}, (torch.randn(4, 3),))
 print("buffer swapped back", bn.running_mean.tolist())
 
+# Random ops in vmap: refused by default, one draw for all with "same",
+# one each with "different".
+for f in [lambda t: t + torch.rand(3), lambda t: F.dropout(t, 0.5), lambda t: t.normal_()]:
+    try:
+        vmap(f)(torch.ones(2, 3))
+    except RuntimeError as e:
+        print("random", str(e)[:60])
+print("eval dropout", tuple(vmap(lambda t: F.dropout(t, 0.5, training=False))(torch.ones(2, 3)).shape))
+s = vmap(lambda t: t + torch.rand(3), randomness="same")(torch.zeros(2, 3))
+d = vmap(lambda t: t + torch.rand(3), randomness="different")(torch.zeros(2, 3))
+print("same", torch.equal(s[0], s[1]), "different", torch.equal(d[0], d[1]))
+
 # Errors, as PyTorch words them.
 for what, call in [
     ("sizes", lambda: vmap(torch.dot)(torch.randn(2, 3), torch.randn(3, 3))),

@@ -35,6 +35,7 @@ pub(super) fn multinomial(
 
 /// PyTorch's checks, then `n` draws per row.
 fn draw(rt: &mut Runtime, p: &Arc<Tensor>, n: i64, replacement: bool) -> R<Arc<Tensor>> {
+    rt.check_random()?;
     if !matches!(p.ndim(), 1 | 2) {
         return Err(Error::shape("prob_dist must be 1 or 2 dim"));
     }
@@ -145,6 +146,7 @@ fn one_draw(rt: &mut Runtime, w: &Arc<Tensor>, rows: usize, cols: usize) -> R<Ar
 /// `0..n` in a random order, as `randperm(n)` draws it on the cpu's
 /// generator.
 pub(crate) fn permutation(me: &mut Interp, n: usize) -> Result<Vec<usize>, Error> {
+    me.rt.check_random()?;
     crate::data::sampler::permutation(n, me.rt.generators.cpu())
 }
 

@@ -226,17 +226,23 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             _warned[0] = True
             _cudash.warn(_LOOP)
         n = sizes[0]
-        saved = torch.get_rng_state() if randomness == "same" else None
+        saved = None
+        if randomness == "same":
+            on_gpus = torch.cuda.is_available()
+            saved = (torch.get_rng_state(), torch.cuda.get_rng_state_all() if on_gpus else None)
         results = []
         # Each mapped input's slices, as views (`unbind` makes them once).
         sliced = [None if d is None else x.unbind(d) for x, d in zip(flat, flat_dims)]
         # A backward inside keeps its graph for the elements after (PyTorch
         # runs it once, batched, and frees the graph then: after the last).
         outer = _cudash.vmap_retain()
+        refused = _cudash.vmap_random_refused(randomness == "error")
         try:
             for b in range(n):
                 if saved is not None:
-                    torch.set_rng_state(saved)
+                    torch.set_rng_state(saved[0])
+                    if saved[1] is not None:
+                        torch.cuda.set_rng_state_all(saved[1])
                 items = [x if s is None else s[b] for x, s in zip(flat, sliced)]
                 at = 0
                 call = []
@@ -248,6 +254,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 results.append(func(*call, **kwargs))
         finally:
             _cudash.vmap_retain(outer)
+            _cudash.vmap_random_refused(refused)
         return _stacked(results, out_dims, n)
 
     return wrapped

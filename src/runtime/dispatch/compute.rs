@@ -514,6 +514,7 @@ impl Runtime {
 
     /// `x.normal_(mean, std)`: x's elements drawn again from the session's generator.
     pub fn normal_(&mut self, x: &Tensor, mean: f64, std: f64) -> Result<(), Error> {
+        self.check_random()?;
         self.check_write(x)?;
         if !x.dtype().is_float() {
             return Err(Error::dtype(
@@ -531,6 +532,7 @@ impl Runtime {
     /// (one fused `u * (to - from) + from` in float); on a CUDA device
     /// `[0, 1)` drawn, then scaled and shifted.
     pub fn uniform_(&mut self, x: &Tensor, from: f64, to: f64) -> Result<(), Error> {
+        self.check_random()?;
         self.check_write(x)?;
         factory::check_random_of(x.dtype(), Distribution::Uniform)?;
         if x.device() == Device::Cpu {
@@ -566,6 +568,7 @@ impl Runtime {
     /// PyTorch's CPU kernels draw them; on a CUDA device composed of a
     /// uniform (or normal) draw and the distribution's formula.
     pub fn draw_(&mut self, x: &Tensor, what: fill::Serial) -> Result<(), Error> {
+        self.check_random()?;
         self.check_write(x)?;
         if x.device() == Device::Cpu {
             let g = self.generators.cpu();
@@ -670,6 +673,7 @@ impl Runtime {
 
     /// `rand`, `randn` and their `_like` forms, from the session's generator.
     pub fn random(&mut self, new: NewTensor, dist: Distribution) -> Result<Arc<Tensor>, Error> {
+        self.check_random()?;
         // Checked before any memory is taken, as on every backend.
         factory::check_random_of(new.dtype, dist)?;
         self.compute(new.device).make(self, Make::Random(dist), new)

@@ -102,6 +102,9 @@ pub struct Runtime {
     /// Its place among a `spawn`'s ranks, and the process group it joined
     /// (`group.rs`).
     dist: Option<group::Member>,
+    /// Set while `torch.func.vmap(..., randomness="error")` runs: a random
+    /// op is PyTorch's error there (`check_random`).
+    pub random_refused: bool,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
@@ -131,6 +134,7 @@ impl Runtime {
             op_numbers: Box::new([(0, 0); memory_history::OP_SLOTS]),
             worker: None,
             dist: None,
+            random_refused: false,
         }
     }
 
@@ -188,6 +192,18 @@ impl Runtime {
         match d {
             Device::Cpu | Device::Meta => Ok(d),
             Device::Cuda(i) => self.cuda(Some(i)),
+        }
+    }
+
+    /// PyTorch's error for a random op inside `vmap(..., randomness="error")`.
+    pub fn check_random(&self) -> Result<(), Error> {
+        match self.random_refused {
+            true => Err(Error::runtime(
+                "vmap: called random operation while in randomness error mode. Please either \
+                 use the 'same' or 'different' randomness flags on vmap or perform the \
+                 randomness operation out of vmap",
+            )),
+            false => Ok(()),
         }
     }
 
