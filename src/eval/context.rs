@@ -316,8 +316,14 @@ impl Interp {
         Ok(())
     }
 
-    /// `del obj.name`: an instance's own attribute.
-    fn del_attr(&mut self, o: &Value, name: &str, span: Span) -> Result<(), Diagnostic> {
+    /// `del obj.name`: an instance's own attribute; a module's parameter,
+    /// buffer or child (PyTorch's `Module.__delattr__`).
+    pub(super) fn del_attr(&mut self, o: &Value, name: &str, span: Span) -> Result<(), Diagnostic> {
+        if let Value::Module(m) = o {
+            if lock(m).remove(name) {
+                return Ok(());
+            }
+        }
         let object = match o {
             Value::Object(x) => Some(Arc::clone(x)),
             Value::Module(m) => super::value::object_of(m),
@@ -333,6 +339,63 @@ impl Interp {
                 message: format!("cannot delete `.{name}` of {}", o.type_name()),
             }
             .at(span)),
+        }
+    }
+
+    /// `del md["fc"]` of a ModuleDict; `del seq[i]` of a Sequential or a
+    /// ModuleList, whose later children are numbered again from `i`, as
+    /// PyTorch's `__delitem__` does.
+    fn del_module_item(
+        &mut self,
+        m: &crate::nn::ModuleRef,
+        items: &[IndexItem],
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        use crate::nn::layers::Layer;
+        let layer = lock(m).layer.clone();
+        match layer {
+            Layer::ModuleDict => {
+                let key = self.group_key(items, span, 0)?;
+                let mut module = lock(m);
+                match module.modules.iter().position(|(n, _)| *n == key) {
+                    Some(i) => {
+                        module.modules.remove(i);
+                        Ok(())
+                    }
+                    None => Err(Error::Module {
+                        class: "KeyError",
+                        message: format!("'{key}'"),
+                        help: None,
+                    }
+                    .at(span)),
+                }
+            }
+            Layer::Sequential | Layer::ModuleList => {
+                let [IndexItem::At(k)] = items else {
+                    return Err(Error::value(
+                        "a module's child is deleted at one index, e.g. `del seq[0]`",
+                    )
+                    .at(span));
+                };
+                let i = self.eval_int(k, 0, "an index")?;
+                let mut module = lock(m);
+                let n = module.modules.len();
+                let j = super::expr::list_index(i, n).map_err(|e| e.at(k.span))?;
+                module.modules.remove(j);
+                for (k, (name, _)) in module.modules.iter_mut().enumerate() {
+                    *name = k.to_string();
+                }
+                Ok(())
+            }
+            _ => {
+                let name = lock(m).type_name.clone();
+                Err(Error::Module {
+                    class: "TypeError",
+                    message: format!("'{name}' object doesn't support item deletion"),
+                    help: None,
+                }
+                .at(span))
+            }
         }
     }
 
@@ -380,10 +443,7 @@ impl Interp {
                     (None, _) => Err(super::methods::dict::key_error(&key, &d.items()).at(span)),
                 }
             }
-            (Value::Module(_), _) => Err(Error::value(
-                "cudash does not delete a module's items yet (`del seq[0]`): build the module without it",
-            )
-            .at(span)),
+            (Value::Module(m), _) => self.del_module_item(m, items, span),
             (other, _) => Err(Error::Module {
                 class: "TypeError",
                 message: format!(

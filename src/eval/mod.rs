@@ -61,6 +61,7 @@ mod out_arg;
 mod own_module;
 mod packed_sequence;
 mod parallel;
+mod parametrize;
 pub(crate) mod param_containers;
 mod param_group;
 mod pil_image;

@@ -99,6 +99,25 @@ impl Module {
             .map(|(_, m)| Member::Module(m.clone()))
     }
 
+    /// The names `torch.nn.utils.parametrize` computes: the keys of the
+    /// module's `parametrizations` child, a ModuleDict (in the order they
+    /// were registered).
+    pub fn parametrized(&self) -> Vec<String> {
+        let Some(Member::Module(Some(d))) = self.member("parametrizations") else {
+            return Vec::new();
+        };
+        let d = lock(&d);
+        match d.layer {
+            Layer::ModuleDict => d
+                .modules
+                .iter()
+                .filter(|(_, m)| m.is_some())
+                .map(|(n, _)| n.clone())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     fn unregister(&mut self, name: &str) {
         self.parameters.retain(|(n, _)| n != name);
         self.buffers.retain(|b| b.name != name);

@@ -23,8 +23,14 @@ fn repr_at(m: &ModuleRef, open: &mut Vec<ModuleRef>) -> String {
     open.push(std::sync::Arc::clone(m));
     let (name, extra, children) = {
         let module = lock(m);
+        // A parametrized module prints as PyTorch's class for it
+        // (`ParametrizedLinear`).
+        let name = match module.parametrized().is_empty() {
+            true => module.type_name.to_string(),
+            false => format!("Parametrized{}", module.type_name),
+        };
         (
-            module.type_name.to_string(),
+            name,
             extra_repr(&module),
             module.modules.clone(),
         )

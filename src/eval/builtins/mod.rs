@@ -320,6 +320,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("ord", python::chr_ord),
     ("frozenset", super::methods::set::set),
     ("setattr", python::setattr),
+    ("delattr", python::delattr),
     ("list", teaching::list),
     ("TensorDataset", super::data::tensor_dataset),
     ("Dataset", super::data::dataset),

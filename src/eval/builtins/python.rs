@@ -943,6 +943,16 @@ pub(super) fn setattr(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
     Ok(Value::None)
 }
 
+/// `delattr(object, name)`: `del object.name` for a name held in a string.
+pub(super) fn delattr(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let obj = b.get("object").map_or(Value::None, |(v, _)| v.clone());
+    let attr = b
+        .str("name")?
+        .ok_or_else(|| Error::value("delattr() takes the attribute's name").at(b.span))?;
+    me.del_attr(&obj, &attr, b.span)?;
+    Ok(Value::None)
+}
+
 /// `id(obj)`: one number per object (`expr::object_id`).
 /// `hash(obj)`: Python's hash, equal for keys a dict takes as one.
 pub(super) fn hash(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {

@@ -51,6 +51,10 @@ impl Interp {
             }
         }
         let module = lock(m);
+        if module.parametrized().iter().any(|n| n == name) {
+            drop(module);
+            return self.parametrized_attr(m, name, span);
+        }
         if let Some(member) = module.member(name) {
             return Ok(match member {
                 Member::Parameter(t) | Member::Buffer(t) => t.map_or(Value::None, Value::Tensor),
@@ -115,6 +119,9 @@ impl Interp {
         span: Span,
     ) -> Result<(), Diagnostic> {
         let at = |e: Error| e.at(span);
+        if lock(m).parametrized().iter().any(|n| n == name) {
+            return self.set_parametrized_attr(m, name, v, span);
+        }
         let object = object_of(m);
         let mut module = lock(m);
         let member = module.member(name);
@@ -292,8 +299,13 @@ impl Interp {
         self.layer_forward(m, args, span)
     }
 
-    /// A layer's own forward (`Module.forward` for a class without one).
+    /// A layer's own forward (`Module.forward` for a class without one),
+    /// with its parametrized tensors where it has some.
     pub(crate) fn layer_forward(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
+        self.with_parametrized(m, span, |me| me.layer_forward_of(m, args, span))
+    }
+
+    fn layer_forward_of(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
         let (layer, type_name) = {
             let module = lock(m);
             (module.layer.clone(), module.type_name.clone())

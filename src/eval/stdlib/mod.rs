@@ -36,6 +36,10 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_backends_cudnn_flags.py"),
     ),
     ("torch.nn.utils._rnn", include_str!("torch_nn_utils_rnn.py")),
+    (
+        "torch.nn.utils.parametrize",
+        include_str!("torch_nn_utils_parametrize.py"),
+    ),
     ("torch._frombuffer", include_str!("torch_frombuffer.py")),
     ("torch.linalg._ops", include_str!("torch_linalg_ops.py")),
     (
@@ -133,6 +137,10 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch.linalg", "svdvals", "torch.linalg._ops"),
     ("torch.linalg", "det", "torch.linalg._ops"),
     ("torch.linalg", "cross", "torch.linalg._ops"),
+    ("torch.linalg", "matrix_exp", "torch.linalg._ops"),
+    ("torch.linalg", "eigh", "torch.linalg._ops"),
+    ("torch.linalg", "eigvalsh", "torch.linalg._ops"),
+    ("torch", "matrix_exp", "torch.linalg._ops"),
     ("torch", "layout", "torch._layout"),
     ("torch", "vmap", "torch.func"),
     (

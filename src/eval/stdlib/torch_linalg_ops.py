@@ -204,3 +204,120 @@ def svdvals(A, *, driver=None, out=None):
     """The singular values of each matrix of A, descending."""
     return _svd(A, False)[1]
 
+
+# The largest 1-norm for which each Taylor degree is as exact as the
+# dtype (Bader, Blanes and Casas, the table PyTorch's `matrix_exp` uses).
+_EXP_THETAS = {
+    torch.float32: [(1, 1.192092800768788e-07), (2, 5.978858893805233e-04),
+                    (4, 5.116619363445086e-02), (8, 5.800524627688768e-01),
+                    (12, 1.461661507209034e+00), (18, 3.010066362817634e+00)],
+    torch.float64: [(1, 2.220446049250313e-16), (2, 2.580956802971767e-08),
+                    (4, 3.397168839976962e-04), (8, 4.991228871115323e-02),
+                    (12, 2.996158913811580e-01), (18, 1.090863719290036e+00)],
+}
+
+
+def matrix_exp(A):
+    """The matrix exponential of each square matrix of `A` (`..., n, n`):
+    a Taylor polynomial of the degree the largest 1-norm needs, scaled by
+    a power of two and squared back where the norm is larger (PyTorch
+    evaluates the same degrees with fewer products)."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_exp: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"linalg.matrix_exp: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    if not A.is_floating_point():
+        raise NotImplementedError(
+            f"linalg.matrix_exp: Expected a floating point or complex tensor as input. Got {_dtype_name(A)}")
+    n = A.shape[-1]
+    if n == 1:
+        return A.exp()
+    if A.numel() == 0:
+        return A.clone()
+    thetas = _EXP_THETAS.get(A.dtype, _EXP_THETAS[torch.float32])
+    norm = A.detach().abs().sum(-2).amax(-1).max().item()
+    degree, squarings = thetas[-1][0], 0
+    for d, theta in thetas:
+        if norm <= theta:
+            degree = d
+            break
+    else:
+        while norm / (2 ** squarings) > thetas[-1][1]:
+            squarings += 1
+    X = A / (2 ** squarings) if squarings else A
+    eye = torch.eye(n, dtype=A.dtype, device=A.device)
+    P = eye + X / degree
+    for k in range(degree - 1, 0, -1):
+        P = eye + (X @ P) / k
+    for _ in range(squarings):
+        P = P @ P
+    return P
+
+
+def _eigh(A, UPLO, vectors):
+    """The eigenvalues (ascending) and, with `vectors`, eigenvectors of each
+    symmetric matrix of `A`, read from its lower (or upper) triangle: cyclic
+    Jacobi rotations until the off-diagonal part is below rounding (PyTorch
+    calls LAPACK's `syevd`; the values agree to rounding, an eigenvector may
+    have the other sign)."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.eigh: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"linalg.eigh: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    if not A.is_floating_point():
+        raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for \'{_dtype_name(A)}\'')
+    n = A.shape[-1]
+    if UPLO == "L":
+        A = A.tril() + A.tril(-1).mT
+    else:
+        A = A.triu() + A.triu(1).mT
+    eye = torch.eye(n, dtype=A.dtype, device=A.device)
+    V = eye.expand(A.shape).clone() if vectors else None
+    eps = 1e-15 if A.dtype == torch.float64 else 1e-7
+    scale = A.detach().pow(2).sum().item()
+    # units[i][j]: the matrix with a one at (i, j).
+    units = [[eye[:, i:i + 1] @ eye[j:j + 1, :] for j in range(n)] for i in range(n)]
+    for sweep in range(30):
+        off = (A.detach() - A.detach().diagonal(dim1=-2, dim2=-1).diag_embed()).pow(2).sum().item()
+        if off <= (eps * eps) * scale or off == 0.0:
+            break
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                apq = A[..., p, q]
+                app = A[..., p, p]
+                aqq = A[..., q, q]
+                small = apq.detach().abs() <= 1e-30
+                theta = (aqq - app) / torch.where(small, torch.ones_like(apq), 2 * apq)
+                t = torch.where(theta >= 0, torch.ones_like(theta), -torch.ones_like(theta)) / (
+                    theta.abs() + (theta * theta + 1).sqrt())
+                t = torch.where(small, torch.zeros_like(t), t)
+                c = 1 / (t * t + 1).sqrt()
+                s_ = t * c
+                cm = (c - 1)[..., None, None]
+                sm = s_[..., None, None]
+                G = eye + cm * (units[p][p] + units[q][q]) + sm * (units[p][q] - units[q][p])
+                A = G.mT @ A @ G
+                if vectors:
+                    V = V @ G
+    w = A.diagonal(dim1=-2, dim2=-1)
+    order = w.detach().argsort(-1)
+    w = w.gather(-1, order)
+    if not vectors:
+        return w, None
+    V = V.gather(-1, order.unsqueeze(-2).expand(V.shape))
+    return w, V
+
+
+def eigh(A, UPLO="L", *, out=None):
+    """`torch.linalg.eigh`: (eigenvalues ascending, eigenvectors as columns)."""
+    w, V = _eigh(A, UPLO, True)
+    return _cudash.return_type("linalg_eigh", eigenvalues=w, eigenvectors=V)
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    """The eigenvalues of each symmetric matrix of `A`, ascending."""
+    return _eigh(A, UPLO, False)[0]
