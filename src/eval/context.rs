@@ -424,9 +424,8 @@ impl Interp {
                 };
                 let (start, stop, step) = (bound(start)?, bound(stop)?, bound(step)?);
                 let mut list = lock(list);
-                let picked =
-                    super::expr::python_slice(list.len(), start, stop, step.unwrap_or(1))
-                        .map_err(|e| e.at(span))?;
+                let picked = super::expr::python_slice(list.len(), start, stop, step.unwrap_or(1))
+                    .map_err(|e| e.at(span))?;
                 let items = Arc::make_mut(&mut list);
                 let mut k = 0;
                 items.retain(|_| {

@@ -1279,8 +1279,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (
             Function,
             "isinstance" | "type" | "super" | "staticmethod" | "classmethod" | "property"
-            | "getattr" | "hasattr" | "setattr" | "delattr" | "vars" | "callable" | "divmod" | "chr" | "ord"
-            | "globals" | "exec" | "eval" | "frozenset" | "bin" | "hex" | "oct",
+            | "getattr" | "hasattr" | "setattr" | "delattr" | "vars" | "callable" | "divmod"
+            | "chr" | "ord" | "globals" | "exec" | "eval" | "frozenset" | "bin" | "hex" | "oct",
         ) => return Some(format!("{}() (Python's)", doc.name)),
         (
             Function,

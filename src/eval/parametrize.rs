@@ -23,7 +23,12 @@ const MODULE: &str = "torch.nn.utils.parametrize";
 
 impl Interp {
     /// Calls `function` of the parametrize module with `args`.
-    fn parametrize_call(&mut self, function: &str, args: Vec<Value>, span: Span) -> Result<Value, Diagnostic> {
+    fn parametrize_call(
+        &mut self,
+        function: &str,
+        args: Vec<Value>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
         let path = super::stdlib::path_of(MODULE).expect("parametrize is a module of stdlib/");
         let own = self.import_own(MODULE, path, span)?;
         let f = self.own_module_attr(&own, function, span)?;
@@ -39,8 +44,16 @@ impl Interp {
     }
 
     /// `module.name` of a parametrized name.
-    pub(crate) fn parametrized_attr(&mut self, m: &ModuleRef, name: &str, span: Span) -> Result<Value, Diagnostic> {
-        let args = vec![Value::Module(Arc::clone(m)), Value::Str(Arc::new(name.to_string()))];
+    pub(crate) fn parametrized_attr(
+        &mut self,
+        m: &ModuleRef,
+        name: &str,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let args = vec![
+            Value::Module(Arc::clone(m)),
+            Value::Str(Arc::new(name.to_string())),
+        ];
         self.parametrize_call("_get_parametrized", args, span)
     }
 
@@ -52,7 +65,11 @@ impl Interp {
         v: Value,
         span: Span,
     ) -> Result<(), Diagnostic> {
-        let args = vec![Value::Module(Arc::clone(m)), Value::Str(Arc::new(name.to_string())), v];
+        let args = vec![
+            Value::Module(Arc::clone(m)),
+            Value::Str(Arc::new(name.to_string())),
+            v,
+        ];
         self.parametrize_call("_set_parametrized", args, span)?;
         Ok(())
     }

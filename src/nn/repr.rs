@@ -29,11 +29,7 @@ fn repr_at(m: &ModuleRef, open: &mut Vec<ModuleRef>) -> String {
             true => module.type_name.to_string(),
             false => format!("Parametrized{}", module.type_name),
         };
-        (
-            name,
-            extra_repr(&module),
-            module.modules.clone(),
-        )
+        (name, extra_repr(&module), module.modules.clone())
     };
     let extra_lines: Vec<String> = match extra.is_empty() {
         true => Vec::new(),
