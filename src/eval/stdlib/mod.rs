@@ -40,6 +40,10 @@ const MODULES: &[(&str, &str)] = &[
         "torch.nn.utils.parametrize",
         include_str!("torch_nn_utils_parametrize.py"),
     ),
+    (
+        "torch.nn.utils.parametrizations",
+        include_str!("torch_nn_utils_parametrizations.py"),
+    ),
     ("torch._frombuffer", include_str!("torch_frombuffer.py")),
     ("torch.linalg._ops", include_str!("torch_linalg_ops.py")),
     (
