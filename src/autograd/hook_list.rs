@@ -30,6 +30,13 @@ pub struct Hook {
 #[derive(Default)]
 pub struct Hooks(Mutex<Vec<Hook>>);
 
+impl Hook {
+    /// The number its handle removes it by.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+}
+
 impl Hooks {
     pub fn add(&self, f: HookFn, param: Option<Weak<Tensor>>, output: usize) -> u64 {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);

@@ -388,7 +388,7 @@ impl Interp {
             Value::Super(s) => {
                 let (this, owner) = &**s;
                 let found = super_find(this, owner, name);
-                let class = class_of(this);
+                let class = super_class(this);
                 match (found, class) {
                     (Some(x), Some(class)) => self.class_attribute(this, &class, x, span),
                     (Some(x), None) => Ok(x),
@@ -527,7 +527,7 @@ impl Interp {
             return self.call_value(f, args, span).map(Ok);
         }
         if let Some(f) = found {
-            let r = match (f, class_of(&this)) {
+            let r = match (f, super_class(&this)) {
                 (Value::Function(f), _) => self.call_bound(&this, f, args, span),
                 (f @ Value::Decorated(_), Some(own)) => {
                     let f = self.class_attribute(&this, &own, f, span)?;
@@ -729,11 +729,23 @@ pub(crate) fn grad_mode_decorator(
 /// `name` as `super()` finds it from a method of `owner` on `this`: in
 /// the classes after `owner` in the MRO of `this`'s class.
 fn super_find(this: &Value, owner: &Arc<Class>, name: &str) -> Option<Value> {
-    let order = match class_of(this) {
-        Some(class) => class.after(owner),
-        None => owner.mro.clone(),
+    let order = match (class_of(this), this) {
+        (Some(class), _) => class.after(owner),
+        // `super()` in a classmethod: `this` is the class it was called on.
+        (None, Value::Class(class)) => class.after(owner),
+        _ => owner.mro.clone(),
     };
     order.iter().find_map(|c| c.own(name))
+}
+
+/// The class whose attributes `this` reads: an instance's class, or the
+/// class itself where `this` is one (`cls` in a classmethod, whose
+/// `super().apply(...)` binds the classmethod above to `cls`).
+fn super_class(this: &Value) -> Option<Arc<Class>> {
+    match this {
+        Value::Class(c) => Some(Arc::clone(c)),
+        other => class_of(other),
+    }
 }
 
 /// An exception's `args`: what it was made with, positionally (Python's

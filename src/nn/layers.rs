@@ -335,12 +335,7 @@ pub fn forward(
     inputs: &[Arc<Tensor>],
 ) -> Result<Arc<Tensor>, Error> {
     let x = &inputs[0];
-    let param = |name: &str| -> Option<Arc<Tensor>> {
-        m.parameters
-            .iter()
-            .find(|(n, _)| n == name)
-            .and_then(|(_, p)| p.clone())
-    };
+    let param = |name: &str| -> Option<Arc<Tensor>> { m.tensor_named(name) };
     match &m.layer {
         Layer::Linear { in_features, .. } => {
             let w = param("weight").ok_or_else(|| Error::value("Linear has no weight"))?;

@@ -38,6 +38,13 @@ pub struct Module {
     pub parameters: Vec<(String, Option<Arc<Tensor>>)>,
     pub buffers: Vec<Buffer>,
     pub modules: Vec<(String, Option<ModuleRef>)>,
+    /// Tensors set as plain attributes of a layer (`module.weight = orig *
+    /// mask` once `weight` is no parameter, as pruning does): PyTorch's
+    /// `__dict__`, not registered, so `parameters()`, `state_dict()` and
+    /// `.to()` leave them out; the layer's forward reads one where it has
+    /// no parameter of that name. (A class of the program's own keeps its
+    /// plain attributes in its instance, `object`.)
+    pub plain_tensors: Vec<(String, Arc<Tensor>)>,
     /// The interpreter's instance of a user class (its class and plain
     /// attributes); none for a built-in layer.
     pub object: Option<Arc<dyn Any + Send + Sync>>,
@@ -74,6 +81,7 @@ impl Module {
             parameters: Vec::new(),
             buffers: Vec::new(),
             modules: Vec::new(),
+            plain_tensors: Vec::new(),
             object: None,
             replica: false,
             forward_pre_hooks: Arc::default(),
@@ -118,7 +126,33 @@ impl Module {
         }
     }
 
+    /// The plain tensor attribute `name`, if there is one.
+    pub fn plain(&self, name: &str) -> Option<Arc<Tensor>> {
+        self.plain_tensors
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| Arc::clone(t))
+    }
+
+    /// `module.name = t` of a plain tensor attribute.
+    pub fn set_plain(&mut self, name: &str, t: Arc<Tensor>) {
+        match self.plain_tensors.iter_mut().find(|(n, _)| n == name) {
+            Some((_, slot)) => *slot = t,
+            None => self.plain_tensors.push((name.to_string(), t)),
+        }
+    }
+
+    /// A parameter of this name, else a plain tensor attribute of it: what
+    /// a layer's forward reads as `self.weight`.
+    pub fn tensor_named(&self, name: &str) -> Option<Arc<Tensor>> {
+        match self.parameters.iter().find(|(n, _)| n == name) {
+            Some((_, p)) => p.clone(),
+            None => self.plain(name),
+        }
+    }
+
     fn unregister(&mut self, name: &str) {
+        self.plain_tensors.retain(|(n, _)| n != name);
         self.parameters.retain(|(n, _)| n != name);
         self.buffers.retain(|b| b.name != name);
         self.modules.retain(|(n, _)| n != name);
@@ -196,7 +230,7 @@ impl Module {
     /// `del self.name` of a parameter, buffer or child; false when it is
     /// none of them.
     pub fn remove(&mut self, name: &str) -> bool {
-        let found = self.member(name).is_some();
+        let found = self.member(name).is_some() || self.plain(name).is_some();
         self.unregister(name);
         found
     }

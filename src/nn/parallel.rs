@@ -59,6 +59,7 @@ pub fn replicate(
                     r.object = original.object.as_ref().map(copy_object);
                     r.forward_pre_hooks = Arc::clone(&original.forward_pre_hooks);
                     r.forward_hooks = Arc::clone(&original.forward_hooks);
+                    r.plain_tensors = original.plain_tensors.clone();
                     r.parameters = original
                         .parameters
                         .iter()

@@ -102,10 +102,7 @@ pub fn cell(rt: &mut Runtime, spec: RecurrentCell, at: Place) -> R<Module> {
 }
 
 fn param(m: &Module, name: &str) -> Option<Arc<Tensor>> {
-    m.parameters
-        .iter()
-        .find(|(n, _)| n == name)
-        .and_then(|(_, p)| p.clone())
+    m.tensor_named(name)
 }
 
 pub(super) fn weights(m: &Module, suffix: &str) -> R<Weights> {

@@ -73,6 +73,12 @@ fn repr_at(m: &ModuleRef, open: &mut Vec<ModuleRef>) -> String {
     out
 }
 
+/// PyTorch's `self.bias is not None`: a bias parameter, a plain tensor
+/// (pruned) or a parametrized one.
+fn has_bias(m: &super::Module) -> bool {
+    m.tensor_named("bias").is_some() || m.parametrized().iter().any(|n| n == "bias")
+}
+
 /// `ParameterList`'s and `ParameterDict`'s `extra_repr`: a line a
 /// parameter, `(0): Parameter containing: [torch.float32 of size 2x3]`
 /// (a dict names the legacy type, `torch.FloatTensor`), the device after
@@ -148,7 +154,7 @@ fn extra_repr(m: &super::Module) -> String {
             in_features,
             out_features,
         } => {
-            let bias = m.parameters.iter().any(|(n, p)| n == "bias" && p.is_some());
+            let bias = has_bias(m);
             format!(
                 "in_features={in_features}, out_features={out_features}, bias={}",
                 py_bool(bias)
@@ -159,7 +165,7 @@ fn extra_repr(m: &super::Module) -> String {
             in2_features,
             out_features,
         } => {
-            let bias = m.parameters.iter().any(|(n, p)| n == "bias" && p.is_some());
+            let bias = has_bias(m);
             format!(
                 "in1_features={in1_features}, in2_features={in2_features}, out_features={out_features}, bias={}",
                 py_bool(bias)

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::super::args::{to_tensor, ArgVal, Bound};
 use super::super::class::no_attribute;
-use super::super::value::{class_of, object_of};
+use super::super::value::{class_of, object_of, Key};
 use super::super::{Interp, Value};
 use crate::autograd::meta;
 use crate::error::{Diagnostic, Error};
@@ -51,6 +51,23 @@ impl Interp {
             }
         }
         let module = lock(m);
+        if let Some(t) = module.plain(name) {
+            return Ok(Value::Tensor(t));
+        }
+        if let Some(hooks) = match name {
+            "_forward_pre_hooks" => Some(&module.forward_pre_hooks),
+            "_forward_hooks" => Some(&module.forward_hooks),
+            _ => None,
+        } {
+            // PyTorch's OrderedDict of each hook by its handle's number (a
+            // copy here: a handle's `remove()` takes a hook off).
+            let items = hooks
+                .list()
+                .iter()
+                .map(|h| (Key::Int(h.id() as i64), hook_value(&h.f)))
+                .collect();
+            return Ok(Value::Dict(PyDict::ordered(items)));
+        }
         if module.parametrized().iter().any(|n| n == name) {
             drop(module);
             return self.parametrized_attr(m, name, span);
@@ -172,6 +189,13 @@ impl Interp {
                     )))
                 }
             },
+            // A tensor as a plain attribute of a layer (a class of the
+            // program's own keeps it in its instance).
+            (Value::Tensor(t), None)
+                if object.is_none() || !matches!(module.layer, Layer::Custom) =>
+            {
+                module.set_plain(name, Arc::clone(t));
+            }
             (_, None) => match &object {
                 Some(o) => {
                     o.set(name, v);
@@ -1079,14 +1103,18 @@ pub(super) fn register_forward_hook(
         .get("hook")
         .cloned()
         .ok_or_else(|| Error::value("a hook function is needed").at(b.span))?;
-    if !matches!(
-        f,
+    // A function, or an object whose class has `__call__` (a pruning
+    // method is its own hook).
+    let callable = match &f {
         Value::Function(_)
-            | Value::Method(_)
-            | Value::Builtin(_)
-            | Value::Module(_)
-            | Value::Class(_)
-    ) {
+        | Value::Method(_)
+        | Value::Builtin(_)
+        | Value::Module(_)
+        | Value::Class(_) => true,
+        Value::Object(o) => o.class.find("__call__").is_some(),
+        _ => false,
+    };
+    if !callable {
         return Err(Error::wrong_type("the hook", "a function", f.type_name()).at(span));
     }
     let module = lock(m);

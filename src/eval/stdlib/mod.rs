@@ -44,6 +44,10 @@ const MODULES: &[(&str, &str)] = &[
         "torch.nn.utils.parametrizations",
         include_str!("torch_nn_utils_parametrizations.py"),
     ),
+    (
+        "torch.nn.utils.prune",
+        include_str!("torch_nn_utils_prune.py"),
+    ),
     ("torch._frombuffer", include_str!("torch_frombuffer.py")),
     ("torch.linalg._ops", include_str!("torch_linalg_ops.py")),
     (
