@@ -48,6 +48,10 @@ const MODULES: &[(&str, &str)] = &[
         "torch.nn.utils.prune",
         include_str!("torch_nn_utils_prune.py"),
     ),
+    (
+        "torch.nn.utils._weight_norm",
+        include_str!("torch_nn_utils_weight_norm.py"),
+    ),
     ("torch._frombuffer", include_str!("torch_frombuffer.py")),
     ("torch.linalg._ops", include_str!("torch_linalg_ops.py")),
     (
@@ -196,6 +200,16 @@ const MEMBERS: &[(&str, &str, &str)] = &[
         "torch.nn.utils.rnn",
         "unpad_sequence",
         "torch.nn.utils._rnn",
+    ),
+    (
+        "torch.nn.utils",
+        "weight_norm",
+        "torch.nn.utils._weight_norm",
+    ),
+    (
+        "torch.nn.utils",
+        "remove_weight_norm",
+        "torch.nn.utils._weight_norm",
     ),
     ("torch.optim", "Optimizer", "torch.optim.optimizer"),
     ("torch.optim", "LBFGS", "torch.optim.lbfgs"),
