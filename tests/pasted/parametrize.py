@@ -112,6 +112,36 @@ print("same original", layer.parametrizations.weight.original is before)
 print("dist", torch.dist(layer.weight, X).item())
 
 
+# The Cayley map (a solve), initialised from an orthogonal matrix.
+class CayleyMap(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.register_buffer("Id", torch.eye(n))
+
+    def forward(self, X):
+        return torch.linalg.solve(self.Id - X, self.Id + X)
+
+    def right_inverse(self, A):
+        return torch.linalg.solve(A + self.Id, self.Id - A)
+
+
+layer_orthogonal = nn.Linear(3, 3)
+parametrize.register_parametrization(layer_orthogonal, "weight", Skew())
+parametrize.register_parametrization(layer_orthogonal, "weight", CayleyMap(3))
+X = layer_orthogonal.weight
+print("cayley orthogonal", torch.dist(X.T @ X, torch.eye(3)).item() < 1e-5)
+X = torch.empty(3, 3)
+nn.init.orthogonal_(X)
+if X.det() < 0.0:
+    X[0].neg_()
+layer_orthogonal.weight = X
+print("dist", torch.dist(layer_orthogonal.weight, X).item() < 1e-5)
+layer_orthogonal.weight = nn.init.orthogonal_(layer_orthogonal.weight)
+W = layer_orthogonal.weight
+print("orthogonal again", torch.dist(W.T @ W, torch.eye(3)).item() < 1e-5)
+show("cayley", W)
+
+
 class PruningParametrization(nn.Module):
     def __init__(self, X, p_drop=0.2):
         super().__init__()

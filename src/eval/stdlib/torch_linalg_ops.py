@@ -321,3 +321,86 @@ def eigh(A, UPLO="L", *, out=None):
 def eigvalsh(A, UPLO="L", *, out=None):
     """The eigenvalues of each symmetric matrix of `A`, ascending."""
     return _eigh(A, UPLO, False)[0]
+
+
+def _lu_solve(A, B, who):
+    """X with A X = B for each square matrix of A and matrix of B (`..., n,
+    k`): Gaussian elimination with partial pivoting on [A | B], then back
+    substitution, in tensor ops (so autograd differentiates it). A zero
+    pivot is a singular matrix: LAPACK's `getrf` reports it and so does
+    this."""
+    n = A.shape[-1]
+    batch = tuple(A.shape[:-2])
+    k = B.shape[-1]
+    M = torch.cat([A, B], dim=-1)
+    rows = torch.arange(n, device=A.device)
+    for c in range(n):
+        p = M[..., c:, c].abs().argmax(-1) + c
+        pk = p.unsqueeze(-1)
+        perm = torch.where(rows == c, pk, torch.where(rows == pk, c, rows))
+        M = M.gather(-2, perm.unsqueeze(-1).expand(*batch, n, n + k))
+        pivot = M[..., c:c + 1, c:c + 1]
+        if bool((pivot.detach() == 0).any()):
+            raise RuntimeError(f"{who}: The solver failed because the input matrix is singular.")
+        below = M[..., c + 1:, c:c + 1]
+        M = torch.cat([M[..., :c + 1, :], M[..., c + 1:, :] - (below / pivot) * M[..., c:c + 1, :]], dim=-2)
+    U = M[..., :, :n]
+    Y = M[..., :, n:]
+    xs = [None] * n
+    for i in range(n - 1, -1, -1):
+        acc = Y[..., i:i + 1, :]
+        for j in range(i + 1, n):
+            acc = acc - U[..., i:i + 1, j:j + 1] * xs[j]
+        xs[i] = acc / U[..., i:i + 1, i:i + 1]
+    return torch.cat(xs, dim=-2)
+
+
+def _square(A, who):
+    if A.dim() < 2:
+        raise RuntimeError(f"{who}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"{who}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
+    if not A.is_floating_point():
+        raise NotImplementedError(
+            f"{who}: Expected a floating point or complex tensor as input. Got {_dtype_name(A)}")
+
+
+def solve(A, B, *, left=True, out=None):
+    """`torch.linalg.solve`: X with A X = B (X A = B with `left=False`); B
+    a vector (or a batch of them) or matrices, broadcast over A's batch."""
+    _square(A, "linalg.solve")
+    if not left:
+        return solve(A.mT, B.mT).mT
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    Bm = B.unsqueeze(-1) if vector else B
+    n = A.shape[-1]
+    if Bm.shape[-2] != n:
+        raise RuntimeError(
+            f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+            f"({A.shape[-2]}x{A.shape[-1]} and {Bm.shape[-2]}x{Bm.shape[-1]})")
+    batch = torch.broadcast_shapes(tuple(A.shape[:-2]), tuple(Bm.shape[:-2]))
+    A2 = A.expand(*batch, n, n)
+    B2 = Bm.expand(*batch, n, Bm.shape[-1]).to(A.dtype)
+    X = _lu_solve(A2, B2, "torch.linalg.solve")
+    result = X.squeeze(-1) if vector else X
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+def inv(A, *, out=None):
+    """`torch.linalg.inv`, `torch.inverse`: the inverse of each square
+    matrix of A."""
+    _square(A, "linalg.inv")
+    n = A.shape[-1]
+    eye = torch.eye(n, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], n, n)
+    result = _lu_solve(A, eye, "linalg.inv")
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+inverse = inv
