@@ -150,6 +150,62 @@ fn assignment_registers_as_module_setattr() {
     );
 }
 
+/// A built-in layer's plain tensor attribute (pruning's `weight` once it
+/// is no parameter): read back, read by the forward, left out of
+/// `parameters()` and `state_dict()`, as PyTorch's `__dict__`.
+#[test]
+fn a_layer_keeps_a_plain_tensor_its_forward_reads() {
+    let out = common::ok(
+        "fc = Linear(2, 1)\n\
+         w = fc.weight\n\
+         delattr(fc, \"weight\")\n\
+         [n for n, _ in fc.named_parameters()]\n\
+         fc.weight = full([1, 2], 3.0)\n\
+         fc.note = ones(1)\n\
+         [n for n, _ in fc.named_parameters()]\n\
+         list(fc.state_dict().keys())\n\
+         (fc(ones(1, 2)) - fc.bias).item()\n\
+         fc.weight = Parameter(zeros(1, 2))\n\
+         [n for n, _ in fc.named_parameters()]\n\
+         del fc.note\n\
+         hasattr(fc, \"note\")",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            r#"["bias"]"#,
+            r#"["bias"]"#,
+            r#"["bias"]"#,
+            "6.0",
+            r#"["bias", "weight"]"#,
+            "false"
+        ],
+        "{out}"
+    );
+}
+
+/// `del` of a container's child: a ModuleDict's key, a Sequential's
+/// index with the later children numbered again, as PyTorch's.
+#[test]
+fn del_takes_a_child_out_of_a_container() {
+    let out = common::ok(
+        "seq = Sequential(Linear(1, 2), ReLU(), Linear(2, 3))\n\
+         del seq[0]\n\
+         [n for n, _ in seq.named_children()]\n\
+         seq[1].out_features\n\
+         d = ModuleDict({\"a\": ReLU(), \"b\": Tanh()})\n\
+         del d[\"a\"]\n\
+         list(d.keys())",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [r#"["0", "1"]"#, "3", r#"["b"]"#],
+        "{out}"
+    );
+    let (class, msg) = common::err("d = ModuleDict({\"a\": ReLU()})\ndel d[\"z\"]");
+    assert_eq!((class.as_str(), msg.as_str()), ("KeyError", "'z'"));
+}
+
 #[test]
 fn a_class_that_forgets_super_init_cannot_register() {
     let (class, msg) =
