@@ -935,7 +935,7 @@ list(s)";
     Function Training "RNNCell", "RNNCell(input_size, hidden_size, bias=true, nonlinearity=\"tanh\", device=none, dtype=none)", "One step of an Elman RNN, as `nn.RNNCell`: `h = cell(x, h)`.", "seed(0)\nRNNCell(3, 4, nonlinearity=\"relu\")(randn(2, 3)).shape";
     Function Training "Tanh", "Tanh()", "`tanh` as a module (`nn.Tanh`).", "Tanh()(tensor([0., 1.]))";
     Function Training "Sigmoid", "Sigmoid()", "`sigmoid` as a module (`nn.Sigmoid`).", "Sigmoid()(tensor([0.]))";
-    Function Training "Identity", "Identity()", "Gives its input back (`nn.Identity`): a placeholder for a layer left out.", "Identity()(ones(2))";
+    Function Training "Identity", "Identity(*args, **kwargs)", "Gives its input back (`nn.Identity`): a placeholder for a layer left out; the arguments are ignored, as PyTorch's (so `Identity(out_size)` stands where `BatchNorm1d(out_size)` would).", "Identity()(ones(2))";
     Function Training "Flatten", "Flatten(start_dim=1, end_dim=-1)", "The dimensions from `start_dim` to `end_dim` as one (`nn.Flatten`): [64, 1, 28, 28] to [64, 784].", "Flatten()(ones(64, 1, 28, 28)).shape";
     Function Training "Dropout", "Dropout(p=0.5, inplace=false)", "`dropout` as a module (`nn.Dropout`): zeroes elements with probability `p` in training mode and gives its input back in eval mode (`model.eval()`), so the model, not the call, decides.", "seed(0)\nd = Dropout(0.5)\nd(ones(6))\nd.eval()\nd(ones(6))";
     Function Training "Dropout2d", "Dropout2d(p=0.5, inplace=false)", "`dropout2d` as a module (`nn.Dropout2d`): whole channels zeroed in training mode, its input back in eval mode.", "seed(0)\nd = Dropout2d(0.5)\nd(ones(1, 4, 2, 2))";
