@@ -53,13 +53,6 @@ fn parse(equation: &str, n: usize) -> R<(Vec<Vec<char>>, Vec<char>)> {
                 lhs.find(*c).unwrap_or(0)
             )));
         }
-        for (k, c) in labels.iter().enumerate() {
-            if labels[..k].contains(c) {
-                return Err(err(format!(
-                    "einsum(): cudash does not take a label twice in one operand (`{c}`: a diagonal) yet"
-                )));
-            }
-        }
     }
     let output = match rhs {
         Some(r) => {
@@ -219,6 +212,37 @@ fn arranged(rt: &mut Runtime, mode: Mode, term: &Term, order: &[char]) -> R<Arc<
     views::permute(rt, mode, &term.t, &dims)
 }
 
+/// A label twice in one operand (`"ii->i"`, `"bii->b"`) is its diagonal:
+/// as PyTorch does, the second dimension is taken into the first by
+/// `diagonal(0, first, second)` (`DiagonalBackward0`) and the diagonal
+/// moved to the first's place (`PermuteBackward0`).
+fn diagonals(rt: &mut Runtime, mode: Mode, mut term: Term, operand: usize) -> R<Term> {
+    loop {
+        let repeat = (0..term.labels.len()).find_map(|j| {
+            let first = term.labels[..j].iter().position(|&c| c == term.labels[j])?;
+            Some((first, j))
+        });
+        let Some((first, second)) = repeat else {
+            return Ok(term);
+        };
+        let (a, b) = (term.t.shape()[first], term.t.shape()[second]);
+        if a != b {
+            return Err(err(format!(
+                "einsum(): subscript {} is repeated for operand {operand} but the sizes don't match, {b} != {a}",
+                term.labels[first]
+            )));
+        }
+        let d = super::diagonals::diagonal(rt, mode, &term.t, (0, first as i64, second as i64))?;
+        term.labels.remove(second);
+        // The diagonal is last; it goes where the first of the two was
+        // (PyTorch's `movedim`, a permute also where nothing moves).
+        let n = term.labels.len();
+        let mut order: Vec<usize> = (0..n - 1).collect();
+        order.insert(first, n - 1);
+        term.t = views::permute(rt, mode, &d, &order)?;
+    }
+}
+
 /// `torch.einsum(equation, *operands)`.
 pub fn einsum(
     rt: &mut Runtime,
@@ -239,16 +263,17 @@ pub fn einsum(
             )));
         }
     }
-    let mut terms: Vec<Term> = inputs
-        .into_iter()
-        .zip(operands)
-        .map(|(labels, t)| Term {
+    let mut terms: Vec<Term> = Vec::new();
+    for (k, (labels, t)) in inputs.into_iter().zip(operands).enumerate() {
+        let term = Term {
             t: Arc::clone(t),
             labels,
-        })
-        .collect();
+        };
+        terms.push(diagonals(rt, mode, term, k)?);
+    }
     // Left to right: the first two joined, then the next, ...
     let mut acc = terms.remove(0);
+    let single = terms.is_empty().then(|| Arc::clone(&acc.t));
     let rest_labels =
         |terms: &[Term]| -> Vec<Vec<char>> { terms.iter().map(|t| t.labels.clone()).collect() };
     {
@@ -267,6 +292,12 @@ pub fn einsum(
         let mut keep: Vec<char> = output.clone();
         keep.extend(later.iter().flatten().copied());
         acc = pair(rt, mode, acc, next, &keep)?;
+    }
+    // PyTorch permutes each operand into its order of labels first: one
+    // operand nothing was summed over comes out as that permute's view
+    // (`PermuteBackward0`), also where nothing moves (`"ij->ij"`).
+    if single.is_some_and(|t| Arc::ptr_eq(&t, &acc.t)) {
+        return views::permute(rt, mode, &acc.t, &dims_of(&acc.labels, &output));
     }
     let out = arranged(rt, mode, &acc, &output)?;
     Ok(out)

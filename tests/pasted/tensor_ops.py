@@ -166,6 +166,18 @@ show("scores", scores[0])
 show("q grad", q.grad[1])
 print(scores.grad_fn.name(), mixed.grad_fn.name(), round(bil.item(), 5), torch.einsum("ij->j", pe).shape)
 
+# A letter twice in one operand: a diagonal (a trace, a batch of them).
+sq = fill((3, 3), 1.0).requires_grad_()
+tr = torch.einsum("ii", sq)
+tr.backward()
+show("diag", torch.einsum("ii->i", sq).detach())
+show("batch diag", torch.einsum("bii->bi", fill((2, 3, 3), 0.5)))
+show("iji", torch.einsum("iji->j", fill((2, 4, 2), 1.0)))
+show("ij,jj", torch.einsum("ij,jj->i", fill((2, 3), 1.0), fill((3, 3), 0.7)))
+show("trace grad", sq.grad)
+print(round(tr.item(), 5), tr.grad_fn.name(), torch.einsum("ii->i", sq).grad_fn.name(),
+      torch.einsum("ij->ij", sq).grad_fn.name())
+
 # What PyTorch refuses.
 for bad in ["gather", "scatter_add_", "one_hot", "exp_"]:
     try:
