@@ -163,6 +163,10 @@ pub static MODULES: &[PyModule] = &[
     },
     // Intel's GPUs: none here (`elif torch.xpu.is_available():`).
     PyModule { path: "torch.xpu" },
+    // `torch.version.cuda`: the versions cudash stands for.
+    PyModule {
+        path: "torch.version",
+    },
     // Imported at the top of programs that export only when asked
     // (word_language_model's `--onnx-export`): it imports, and each of
     // its functions is an AttributeError that says cudash has none.
@@ -1620,7 +1624,18 @@ fn constant(full: &str) -> Option<Value> {
             super::exceptions::named(name).map(Value::ExcClass)
         }
         // The PyTorch whose behaviour cudash follows.
-        "torch" if name == "__version__" => Some(Value::Str(Arc::new("2.15.0".to_string()))),
+        "torch" | "torch.version" if name == "__version__" => {
+            Some(Value::Str(Arc::new("2.15.0".to_string())))
+        }
+        // The CUDA version cudash is built against (cudarc's `cuda-13000`
+        // API), as PyTorch's is the toolkit its wheel was built with; no
+        // ROCm, no XPU, no debug build.
+        "torch.version" => match name {
+            "cuda" => Some(Value::Str(Arc::new("13.0".to_string()))),
+            "hip" | "rocm" | "xpu" => Some(Value::None),
+            "debug" => Some(Value::bool(false)),
+            _ => None,
+        },
         "torch" => {
             let renamed = spelling::RENAMED
                 .iter()
