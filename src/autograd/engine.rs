@@ -487,6 +487,14 @@ impl Walk {
             note(&mut self.leaf_streams, s);
         }
         let mode = self.mode;
+        // Its own pre-hooks (`grad_fn.register_prehook`), after its
+        // outputs' tensor hooks, as PyTorch's.
+        let grads = match node.pre_hooks.is_empty() {
+            true => grads,
+            false => hooks::run_node_prehooks(h, node, grads, mode)?,
+        };
+        // Its post-hooks see the gradients it ran on.
+        let grad_outputs = (!node.post_hooks.is_empty()).then(|| grads.clone());
         let rt = h.runtime();
         // Its kernels are named after it on the timeline and in `profile`.
         rt.begin_op(node.name);
@@ -511,17 +519,31 @@ impl Walk {
                 computed?
             }
         };
-        let rt = h.runtime();
         drop(grads);
+        let rt = h.runtime();
         if !retain {
             node.release();
         }
+        // Each gradient checked against its input (summed to its shape,
+        // cast to its dtype), then the node's post-hooks see them, as
+        // PyTorch's `validate_outputs` runs before `call_post_hooks`.
         let mut computed = computed.into_iter();
+        let mut validated = Vec::with_capacity(node.next.len());
         for (edge, input) in node.next.iter().zip(&node.inputs) {
-            let grad = match computed.next().flatten() {
+            // A gradient for an input that needs none is left as the node
+            // gave it (its post-hooks see it; it goes nowhere).
+            validated.push(match computed.next().flatten() {
                 Some(grad) if edge.is_some() => Some(validate(rt, mode, grad, input)?),
-                _ => None,
-            };
+                other => other,
+            });
+        }
+        let validated = match &grad_outputs {
+            Some(outs) => hooks::run_node_posthooks(h, node, validated, outs, mode)?,
+            None => validated,
+        };
+        let rt = h.runtime();
+        for (edge, grad) in node.next.iter().zip(validated) {
+            let grad = grad.filter(|_| edge.is_some());
             // A gradient copied to another device is ready on that
             // device's current stream, where the copy was queued (PyTorch's
             // `InputBuffer::add`: a gradient not on its producer's device

@@ -819,12 +819,15 @@ impl Backward {
                 vec![Some(repeat(rt, mode, g, (sizes, &shape_of(0)))?)]
             }
             Backward::Addmm { x, w } => {
-                // bias: g (summed to its shape by the engine); x: g @ w;
-                // w: g.T @ x, laid out as w is (PyTorch's mm_mat2_backward
-                // for the column-major w.T, then TBackward0).
+                // bias: g (summed to its shape by the engine); x: g @ w
+                // (the saved mat2 is w.t()); mat2 = w.t(): (g.T @ x).T,
+                // laid out as w.t() is (PyTorch's mm_mat2_backward for a
+                // column-major mat2), which TBackward0 turns back into w's
+                // row-major layout.
                 let gx = match w {
                     Some(w) if wants(node, 1) => {
-                        let w = cg::unpack(w, node, 2, mode)?;
+                        let wt = cg::unpack(w, node, 2, mode)?;
+                        let w = cg::t(rt, mode, &wt)?;
                         Some(cg::matmul(rt, mode, g, &w)?)
                     }
                     _ => None,
@@ -833,7 +836,8 @@ impl Backward {
                     Some(x) if wants(node, 2) => {
                         let gt = cg::t(rt, mode, g)?;
                         let x = cg::unpack(x, node, 1, mode)?;
-                        Some(cg::matmul(rt, mode, &gt, &x)?)
+                        let gw = cg::matmul(rt, mode, &gt, &x)?;
+                        Some(cg::t(rt, mode, &gw)?)
                     }
                     _ => None,
                 };

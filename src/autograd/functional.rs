@@ -67,12 +67,22 @@ pub fn linear(
         };
     }
     let b = b.expect("addmm has a bias");
-    let product = rt.matmul(x, &view::matrix_transpose(w)?)?;
+    // PyTorch's `addmm(b, x, w.t())`: the transpose is a node of its own
+    // (`TBackward0`, a view), the addmm's third input.
+    let wt = record::attach_node(
+        rt,
+        mode,
+        Arc::new(view::matrix_transpose(w)?),
+        "TBackward0",
+        Backward::Transpose { d0: 0, d1: 1 },
+        &[w],
+    );
+    let product = rt.matmul(x, &wt)?;
     let out = bin(rt, BinaryOp::Add, &product, b)?;
     drop(product);
     let backward = Backward::Addmm {
-        x: requires_grad(w).then(|| Saved::new(x)),
-        w: requires_grad(x).then(|| Saved::new(w)),
+        x: requires_grad(&wt).then(|| Saved::new(x)),
+        w: requires_grad(x).then(|| Saved::new(&wt)),
     };
     Ok(record::attach_node(
         rt,
@@ -80,7 +90,7 @@ pub fn linear(
         out,
         "AddmmBackward0",
         backward,
-        &[b, x, w],
+        &[b, x, &wt],
     ))
 }
 

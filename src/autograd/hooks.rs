@@ -24,6 +24,8 @@ enum Place {
     LeafPost(Weak<GradCell>),
     /// A list of its own (a module's forward hooks).
     List(Weak<Hooks>),
+    /// A node's own: `grad_fn.register_prehook` (true) or `register_hook`.
+    NodeOwn(Weak<Node>, bool),
 }
 
 /// What `register_hook` returns (PyTorch's `RemovableHandle`).
@@ -62,6 +64,14 @@ impl Handle {
                     l.remove(self.id);
                 }
             }
+            Place::NodeOwn(n, pre) => {
+                if let Some(n) = n.upgrade() {
+                    match pre {
+                        true => n.pre_hooks.remove(self.id),
+                        false => n.post_hooks.remove(self.id),
+                    }
+                }
+            }
         }
     }
 }
@@ -73,6 +83,55 @@ pub fn register_in(hooks: &Arc<Hooks>, f: HookFn) -> Handle {
         id: hooks.add(f, None, 0),
         place: Place::List(Arc::downgrade(hooks)),
     }
+}
+
+/// `grad_fn.register_prehook(f)` (`pre`) or `grad_fn.register_hook(f)`:
+/// a hook of the node itself, PyTorch's `Node` pre- and post-hooks.
+pub fn register_on_node(node: &Arc<Node>, f: HookFn, pre: bool) -> Handle {
+    let hooks = match pre {
+        true => &node.pre_hooks,
+        false => &node.post_hooks,
+    };
+    Handle {
+        id: hooks.add(f, None, 0),
+        place: Place::NodeOwn(Arc::downgrade(node), pre),
+    }
+}
+
+/// Gradients, one per output or input of a node (none: undefined).
+pub type Grads = Vec<Option<Arc<Tensor>>>;
+
+/// A node's pre-hooks on its outputs' gradients, each on what the one
+/// before gave.
+pub fn run_node_prehooks(
+    h: &mut dyn Host,
+    node: &Node,
+    mut grads: Grads,
+    mode: super::Mode,
+) -> Result<Grads, Error> {
+    for hook in node.pre_hooks.list() {
+        if let Some(new) = h.node_hook(&hook.f, None, &grads, mode)? {
+            grads = new;
+        }
+    }
+    Ok(grads)
+}
+
+/// A node's post-hooks on the gradients it computed for its inputs (and
+/// the gradients of its outputs it computed them from).
+pub fn run_node_posthooks(
+    h: &mut dyn Host,
+    node: &Node,
+    mut computed: Grads,
+    grad_outputs: &[Option<Arc<Tensor>>],
+    mode: super::Mode,
+) -> Result<Grads, Error> {
+    for hook in node.post_hooks.list() {
+        if let Some(new) = h.node_hook(&hook.f, Some(&computed), grad_outputs, mode)? {
+            computed = new;
+        }
+    }
+    Ok(computed)
 }
 
 /// `t.register_hook(f)`: on the node that made `t`, or on the leaf's cell.
@@ -174,6 +233,20 @@ pub trait Host {
 
     /// `f(param)`, once `param.grad` is final.
     fn post_accumulate_hook(&mut self, f: &HookFn, param: &Arc<Tensor>) -> Result<(), Error>;
+
+    /// A node's own hook: `f(grad_outputs)` before it runs (`grad_inputs`
+    /// none), or `f(grad_inputs, grad_outputs)` after; new gradients (as
+    /// many as it was given) or None to keep them. Whoever runs backward
+    /// without the program's functions calls none.
+    fn node_hook(
+        &mut self,
+        _f: &HookFn,
+        _grad_inputs: Option<&[Option<Arc<Tensor>>]>,
+        _grad_outputs: &[Option<Arc<Tensor>>],
+        _mode: super::Mode,
+    ) -> Result<Option<Grads>, Error> {
+        Ok(None)
+    }
 
     /// `f()`, a final callback (`callbacks.rs`), once backward's last node ran.
     fn final_callback(&mut self, f: &HookFn) -> Result<(), Error>;

@@ -1150,6 +1150,12 @@ pub struct Node {
     /// the node runs (PyTorch's tensor pre-hooks), each hook knowing its
     /// output.
     pub hooks: Hooks,
+    /// `grad_fn.register_prehook(f)`: `f(grad_outputs)` before the node
+    /// runs, after its outputs' tensor hooks (may give new gradients).
+    pub pre_hooks: Hooks,
+    /// `grad_fn.register_hook(f)`: `f(grad_inputs, grad_outputs)` once the
+    /// node has run (may give new gradients of its inputs).
+    pub post_hooks: Hooks,
 }
 
 impl std::fmt::Debug for Node {
@@ -1177,6 +1183,8 @@ impl Node {
             backward: Mutex::new(Some(backward)),
             retained: Mutex::new(Vec::new()),
             hooks: Hooks::default(),
+            pre_hooks: Hooks::default(),
+            post_hooks: Hooks::default(),
         }
     }
 

@@ -507,6 +507,14 @@ impl Interp {
                 return self.save_for_backward(o, args).map(Ok);
             }
         }
+        // `ctx.mark_non_differentiable(out)`, `ctx.set_materialize_grads(False)`.
+        if let (Value::Object(o), "mark_non_differentiable" | "set_materialize_grads") =
+            (recv, name)
+        {
+            if Arc::ptr_eq(&o.class, &super::value::function_ctx_class()) {
+                return super::custom_function::ctx_setting(o, name, args).map(Ok);
+            }
+        }
         // A method of the class (or the classes above it; from `super()`,
         // those after the method's class in the instance's MRO).
         let found = match recv {

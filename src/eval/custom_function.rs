@@ -33,6 +33,59 @@ struct CustomCall {
     /// (none: another tensor), so that a backward that creates a graph
     /// reads them with their history, as PyTorch's saved variables.
     saved: Vec<Option<Source>>,
+    /// The outputs' shapes, dtypes and devices: zeros of them stand for a
+    /// gradient that never came (`ctx.set_materialize_grads`, on unless
+    /// the program turns it off), as PyTorch gives `backward`.
+    outputs: Vec<(Vec<usize>, crate::runtime::DType, crate::runtime::Device)>,
+    materialize: bool,
+}
+
+/// `ctx.mark_non_differentiable(*outputs)`: those outputs of `forward`
+/// get no history (they do not require grad; their gradient in `backward`
+/// is zeros, or None without materialising). `ctx.set_materialize_grads(v)`.
+pub(super) fn ctx_setting(
+    ctx: &Object,
+    name: &str,
+    args: Vec<ArgVal>,
+) -> Result<Value, Diagnostic> {
+    match name {
+        "set_materialize_grads" => {
+            let on = match args.first().map(|a| &a.value) {
+                Some(Value::Bool(b)) => b.get(),
+                None => true,
+                Some(other) => {
+                    return Err(Error::wrong_type(
+                        "set_materialize_grads's value",
+                        "True or False",
+                        other.type_name(),
+                    )
+                    .at(args[0].span))
+                }
+            };
+            ctx.set("_materialize_grads", Value::bool(on));
+        }
+        _ => {
+            let mut marked: Vec<Value> = ctx
+                .get("_non_differentiable")
+                .and_then(|v| v.items())
+                .map(|items| items.to_vec())
+                .unwrap_or_default();
+            for a in args {
+                match a.value {
+                    Value::Tensor(t) => marked.push(Value::Tensor(t)),
+                    other => {
+                        return Err(Error::type_error(format!(
+                            "mark_non_differentiable only accepts tensors, got {}",
+                            super::format::python_type(&other)
+                        ))
+                        .at(a.span))
+                    }
+                }
+            }
+            ctx.set("_non_differentiable", Value::List(Arc::new(marked)));
+        }
+    }
+    Ok(Value::None)
 }
 
 /// Which of `inputs` (else of `outputs`) `t` is: the same elements of the
@@ -165,6 +218,28 @@ impl Interp {
                 .collect(),
             None => Vec::new(),
         };
+        // The outputs `ctx.mark_non_differentiable` named: the same
+        // elements of the same memory.
+        let marked: Vec<Arc<Tensor>> = ctx
+            .get("_non_differentiable")
+            .and_then(|v| v.items())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|v| match v {
+                Value::Tensor(t) => Some(Arc::clone(t)),
+                _ => None,
+            })
+            .collect();
+        let non_differentiable: Vec<bool> = outputs
+            .iter()
+            .map(|o| source_of(o, &marked, &[]).is_some())
+            .collect();
+        let materialize =
+            !matches!(ctx.get("_materialize_grads"), Some(Value::Bool(b)) if !b.get());
+        let shapes = outputs
+            .iter()
+            .map(|o| (o.shape().to_vec(), o.dtype(), o.device()))
+            .collect();
         let custom: HookFn = Arc::new(CustomCall {
             class: class.name.clone(),
             backward,
@@ -172,14 +247,22 @@ impl Interp {
             arguments,
             tensors,
             saved,
+            outputs: shapes,
+            materialize,
         });
         let refs: Vec<&Tensor> = inputs.iter().map(|t| t.as_ref()).collect();
-        let outputs = crate::autograd::record::attach_custom(
+        let plain = outputs.clone();
+        let mut outputs = crate::autograd::record::attach_custom(
             &self.rt,
             outputs,
             (node_name(&class.name), custom),
             &refs,
         );
+        for (k, off) in non_differentiable.iter().enumerate() {
+            if *off {
+                outputs[k] = Arc::new(crate::autograd::meta::detached(&plain[k]));
+            }
+        }
         Ok(match single {
             true => Value::Tensor(Arc::clone(&outputs[0])),
             false => Value::List(Arc::new(outputs.into_iter().map(Value::Tensor).collect())),
@@ -235,11 +318,18 @@ impl Interp {
             Value::Object(Arc::clone(&call.ctx)),
             span,
         )];
-        args.extend(
-            grads
-                .iter()
-                .map(|g| ArgVal::positional(g.clone().map_or(Value::None, Value::Tensor), span)),
-        );
+        // A gradient that never came is zeros of its output, as PyTorch
+        // materialises it (unless `ctx.set_materialize_grads(False)`).
+        for (k, g) in grads.iter().enumerate() {
+            let g = match (g, call.materialize, call.outputs.get(k)) {
+                (Some(g), _, _) => Value::Tensor(Arc::clone(g)),
+                (None, true, Some((shape, dtype, device))) => Value::Tensor(
+                    crate::autograd::ops::full(&mut self.rt, shape, *dtype, *device, 0)?,
+                ),
+                (None, _, _) => Value::None,
+            };
+            args.push(ArgVal::positional(g, span));
+        }
         // As PyTorch's engine runs it: no autocast, and recording only in
         // a backward that creates a graph (then the gradients it returns
         // have a history, and can be differentiated again).

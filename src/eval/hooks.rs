@@ -31,6 +31,42 @@ pub(super) fn register_hook(_: &mut Interp, name: &'static str, t: &Arc<Tensor>,
     Ok(Value::HookHandle(Arc::new(handle)))
 }
 
+/// `grad_fn.register_hook(hook)`: `hook(grad_inputs, grad_outputs)` once
+/// the node has run; `grad_fn.register_prehook(hook)`:
+/// `hook(grad_outputs)` before. Either may give new gradients (a tuple of
+/// as many), as PyTorch's `Node` hooks.
+pub(super) fn register_node_hook(
+    _: &mut Interp,
+    name: &'static str,
+    f: &Arc<crate::autograd::node::GraphFn>,
+    b: &Bound,
+) -> Out {
+    let (params, rule, example) = match name {
+        "register_prehook" => (
+            1,
+            "a node's pre-hook takes one argument (the gradients of its outputs)",
+            "fn hook(grad_outputs) { ... }",
+        ),
+        _ => (
+            2,
+            "a node's hook takes two arguments (the gradients of its inputs, of its outputs)",
+            "fn hook(grad_inputs, grad_outputs) { ... }",
+        ),
+    };
+    let hook = function_arg(b, ("hook", "a hook"), (params, rule), example)?;
+    match &**f {
+        crate::autograd::node::GraphFn::Node(node) => {
+            let handle = hooks::register_on_node(node, hook, name == "register_prehook");
+            Ok(Value::HookHandle(Arc::new(handle)))
+        }
+        crate::autograd::node::GraphFn::Accumulate(_) => Err(Error::value_help(
+            format!("cudash has no `{name}` on AccumulateGrad"),
+            "register the hook on the leaf tensor itself: `w.register_hook(f)`",
+        )
+        .at(b.span)),
+    }
+}
+
 /// `queue_callback(callback)`: `callback()` at the end of the running
 /// backward (autograd's `callbacks.rs`).
 pub(super) fn queue_callback(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
@@ -92,8 +128,17 @@ impl Interp {
         arg: Option<Value>,
         recording: bool,
     ) -> Result<Value, Error> {
+        self.call_hook_with(f, arg.into_iter().collect(), recording)
+    }
+
+    fn call_hook_with(
+        &mut self,
+        f: &Arc<super::value::Function>,
+        args: Vec<Value>,
+        recording: bool,
+    ) -> Result<Value, Error> {
         let span = f.def.name.span;
-        let args = arg.into_iter().map(|value| ArgVal {
+        let args = args.into_iter().map(|value| ArgVal {
             keyword: None,
             value,
             span,
@@ -137,6 +182,76 @@ impl Host for Interp {
                 signature: format!("fn {}(g) {{ return a tensor like g, or none }}", f.name()),
             }),
         }
+    }
+
+    fn node_hook(
+        &mut self,
+        f: &HookFn,
+        grad_inputs: Option<&[Option<Arc<Tensor>>]>,
+        grad_outputs: &[Option<Arc<Tensor>>],
+        mode: crate::autograd::Mode,
+    ) -> Result<Option<hooks::Grads>, Error> {
+        let f = function(f);
+        let tuple = |grads: &[Option<Arc<Tensor>>]| {
+            Value::List(Arc::new(
+                grads
+                    .iter()
+                    .map(|g| {
+                        g.as_ref()
+                            .map_or(Value::None, |g| Value::Tensor(Arc::clone(g)))
+                    })
+                    .collect(),
+            ))
+        };
+        let args = match grad_inputs {
+            Some(inputs) => vec![tuple(inputs), tuple(grad_outputs)],
+            None => vec![tuple(grad_outputs)],
+        };
+        let given = grad_inputs.unwrap_or(grad_outputs);
+        let r = self.call_hook_with(&f, args, mode.enabled)?;
+        if matches!(r, Value::None) {
+            return Ok(None);
+        }
+        let items = match &r {
+            Value::List(_) | Value::MutList(_) => {
+                r.items().map(|items| items.to_vec()).unwrap_or_default()
+            }
+            Value::Tensor(_) => vec![r.clone()],
+            other => {
+                return Err(Error::type_error(format!(
+                    "hook '{}' returned {}: a node's hook returns none or a tuple of gradients",
+                    f.name(),
+                    super::saved_tensors::python_type(other)
+                )))
+            }
+        };
+        if items.len() != given.len() {
+            return Err(Error::runtime(format!(
+                "hook '{}' has returned an incorrect number of values (got {}, but expected {})",
+                f.name(),
+                items.len(),
+                given.len()
+            )));
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for (item, old) in items.iter().zip(given) {
+            out.push(match (item, old) {
+                (Value::None, _) => None,
+                (Value::Tensor(t), Some(old)) => {
+                    hooks::check_result(old, t, f.name())?;
+                    Some(Arc::clone(t))
+                }
+                (Value::Tensor(t), None) => Some(Arc::clone(t)),
+                (other, _) => {
+                    return Err(Error::type_error(format!(
+                        "hook '{}' returned a tuple holding {}: gradients are tensors or none",
+                        f.name(),
+                        super::saved_tensors::python_type(other)
+                    )))
+                }
+            });
+        }
+        Ok(Some(out))
     }
 
     fn post_accumulate_hook(&mut self, f: &HookFn, param: &Arc<Tensor>) -> Result<(), Error> {

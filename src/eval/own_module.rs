@@ -145,6 +145,30 @@ impl Interp {
         Ok(true)
     }
 
+    /// Calls `function` of `module`, one of cudash's own modules
+    /// (`stdlib/`), with `args`: how the interpreter hands work to them
+    /// (`torch.nn.utils.parametrize`, a module's backward hooks).
+    pub(crate) fn call_stdlib(
+        &mut self,
+        module: &str,
+        function: &str,
+        args: Vec<Value>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let path = super::stdlib::path_of(module).expect("a module of stdlib/");
+        let own = self.import_own(module, path, span)?;
+        let f = self.own_module_attr(&own, function, span)?;
+        let args = args
+            .into_iter()
+            .map(|value| super::args::ArgVal {
+                keyword: None,
+                value,
+                span,
+            })
+            .collect();
+        self.call_value(f, args, span)
+    }
+
     /// `module.name` of a namespace of cudash's builtins (`torch.zeros`),
     /// or, where cudash writes that submodule in Python (`torch.distributions`,
     /// `stdlib/`), that module, imported on first use.

@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use super::args::{to_tensor, ArgVal};
+use super::args::to_tensor;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
@@ -22,27 +22,6 @@ use crate::runtime::Tensor;
 const MODULE: &str = "torch.nn.utils.parametrize";
 
 impl Interp {
-    /// Calls `function` of the parametrize module with `args`.
-    fn parametrize_call(
-        &mut self,
-        function: &str,
-        args: Vec<Value>,
-        span: Span,
-    ) -> Result<Value, Diagnostic> {
-        let path = super::stdlib::path_of(MODULE).expect("parametrize is a module of stdlib/");
-        let own = self.import_own(MODULE, path, span)?;
-        let f = self.own_module_attr(&own, function, span)?;
-        let args = args
-            .into_iter()
-            .map(|value| ArgVal {
-                keyword: None,
-                value,
-                span,
-            })
-            .collect();
-        self.call_value(f, args, span)
-    }
-
     /// `module.name` of a parametrized name.
     pub(crate) fn parametrized_attr(
         &mut self,
@@ -54,7 +33,7 @@ impl Interp {
             Value::Module(Arc::clone(m)),
             Value::Str(Arc::new(name.to_string())),
         ];
-        self.parametrize_call("_get_parametrized", args, span)
+        self.call_stdlib(MODULE, "_get_parametrized", args, span)
     }
 
     /// `module.name = v` of a parametrized name.
@@ -70,7 +49,7 @@ impl Interp {
             Value::Str(Arc::new(name.to_string())),
             v,
         ];
-        self.parametrize_call("_set_parametrized", args, span)?;
+        self.call_stdlib(MODULE, "_set_parametrized", args, span)?;
         Ok(())
     }
 

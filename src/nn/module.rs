@@ -55,6 +55,14 @@ pub struct Module {
     /// functions, run around each call of the module, in order.
     pub forward_pre_hooks: Arc<Hooks>,
     pub forward_hooks: Arc<Hooks>,
+    /// `register_full_backward_hook`'s functions (or, with
+    /// `full_backward_hook` false, the older `register_backward_hook`'s),
+    /// and `register_full_backward_pre_hook`'s.
+    pub backward_hooks: Arc<Hooks>,
+    pub backward_pre_hooks: Arc<Hooks>,
+    /// PyTorch's `_is_full_backward_hook`: none until a backward hook is
+    /// registered, then which kind (a module takes one kind only).
+    pub full_backward_hook: Option<bool>,
 }
 
 impl std::fmt::Debug for Module {
@@ -86,6 +94,9 @@ impl Module {
             replica: false,
             forward_pre_hooks: Arc::default(),
             forward_hooks: Arc::default(),
+            backward_hooks: Arc::default(),
+            backward_pre_hooks: Arc::default(),
+            full_backward_hook: None,
         }
     }
 

@@ -60,6 +60,9 @@ pub fn replicate(
                     r.forward_pre_hooks = Arc::clone(&original.forward_pre_hooks);
                     r.forward_hooks = Arc::clone(&original.forward_hooks);
                     r.plain_tensors = original.plain_tensors.clone();
+                    r.backward_hooks = Arc::clone(&original.backward_hooks);
+                    r.backward_pre_hooks = Arc::clone(&original.backward_pre_hooks);
+                    r.full_backward_hook = original.full_backward_hook;
                     r.parameters = original
                         .parameters
                         .iter()

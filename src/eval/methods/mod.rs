@@ -520,6 +520,14 @@ static MEMBERS: &[(&str, Member)] = {
         ("wait", WorkMethod(super::distributed::work_method)),
         ("is_completed", WorkMethod(super::distributed::work_method)),
         ("name", GradFnMethod(grad::grad_fn_name)),
+        (
+            "register_hook",
+            GradFnMethod(super::hooks::register_node_hook),
+        ),
+        (
+            "register_prehook",
+            GradFnMethod(super::hooks::register_node_hook),
+        ),
         ("next_functions", GradFnProperty(grad::next_functions)),
         ("step", OptimizerMethod(grad::step)),
         ("zero_grad", OptimizerMethod(grad::zero_grad)),
@@ -675,6 +683,18 @@ static MEMBERS: &[(&str, Member)] = {
         ),
         (
             "register_forward_pre_hook",
+            ModuleMethod(module::register_forward_hook),
+        ),
+        (
+            "register_full_backward_hook",
+            ModuleMethod(module::register_forward_hook),
+        ),
+        (
+            "register_full_backward_pre_hook",
+            ModuleMethod(module::register_forward_hook),
+        ),
+        (
+            "register_backward_hook",
             ModuleMethod(module::register_forward_hook),
         ),
     ]

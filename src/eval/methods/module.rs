@@ -54,9 +54,14 @@ impl Interp {
         if let Some(t) = module.plain(name) {
             return Ok(Value::Tensor(t));
         }
+        if name == "_is_full_backward_hook" {
+            return Ok(module.full_backward_hook.map_or(Value::None, Value::bool));
+        }
         if let Some(hooks) = match name {
             "_forward_pre_hooks" => Some(&module.forward_pre_hooks),
             "_forward_hooks" => Some(&module.forward_hooks),
+            "_backward_hooks" => Some(&module.backward_hooks),
+            "_backward_pre_hooks" => Some(&module.backward_pre_hooks),
             _ => None,
         } {
             // PyTorch's OrderedDict of each hook by its handle's number (a
@@ -263,11 +268,18 @@ impl Interp {
     /// `model(x)`: the forward pre-hooks, the class's `forward` (or the
     /// layer's own), then the forward hooks, as PyTorch's `Module.__call__`.
     pub(crate) fn call_module(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
-        let (pre, post) = {
+        let (pre, post, full, non_full) = {
             let module = lock(m);
-            (module.forward_pre_hooks.list(), module.forward_hooks.list())
+            let backward = !module.backward_hooks.is_empty();
+            let full_kind = module.full_backward_hook == Some(true);
+            (
+                module.forward_pre_hooks.list(),
+                module.forward_hooks.list(),
+                (backward && full_kind) || !module.backward_pre_hooks.is_empty(),
+                backward && !full_kind,
+            )
         };
-        if pre.is_empty() && post.is_empty() {
+        if pre.is_empty() && post.is_empty() && !full && !non_full {
             return self.forward_of(m, args, span);
         }
         let this = Value::Module(Arc::clone(m));
@@ -292,6 +304,23 @@ impl Interp {
                 v => args = vec![arg(v)],
             }
         }
+        // Full backward hooks: the inputs through BackwardHook's identity
+        // node (`stdlib/torch_utils_hooks.py`), as PyTorch's `_call_impl`.
+        const HOOKS: &str = "torch.utils.hooks";
+        let mut bw_hook = None;
+        if full {
+            let r = self.call_stdlib(
+                HOOKS,
+                "_setup_input",
+                vec![this.clone(), tuple(&args)],
+                span,
+            )?;
+            if let [bw, new_args] = r.items().unwrap_or_default().as_slice() {
+                bw_hook = Some(bw.clone());
+                let items = new_args.items().unwrap_or_default();
+                args = items.iter().cloned().map(arg).collect();
+            }
+        }
         let inputs = tuple(&args);
         args.extend(keywords);
         let mut out = self.forward_of(m, args, span)?;
@@ -305,6 +334,13 @@ impl Interp {
             if !matches!(r, Value::None) {
                 out = r;
             }
+        }
+        if let Some(bw) = bw_hook {
+            out = self.call_stdlib(HOOKS, "_setup_output", vec![bw, out], span)?;
+        }
+        if non_full {
+            let args = vec![this.clone(), inputs, out.clone()];
+            self.call_stdlib(HOOKS, "_register_non_full", args, span)?;
         }
         Ok(out)
     }
@@ -1117,9 +1153,27 @@ pub(super) fn register_forward_hook(
     if !callable {
         return Err(Error::wrong_type("the hook", "a function", f.type_name()).at(span));
     }
-    let module = lock(m);
+    let mut module = lock(m);
+    // A module takes full backward hooks or the older ones, not both.
+    let full = match name {
+        "register_full_backward_hook" => Some(true),
+        "register_backward_hook" => Some(false),
+        _ => None,
+    };
+    if let Some(full) = full {
+        if module.full_backward_hook == Some(!full) {
+            return Err(Error::runtime(
+                "Cannot use both regular backward hooks and full backward hooks on a single \
+                 Module. Please use only one of them.",
+            )
+            .at(b.span));
+        }
+        module.full_backward_hook = Some(full);
+    }
     let hooks = match name {
         "register_forward_pre_hook" => &module.forward_pre_hooks,
+        "register_full_backward_hook" | "register_backward_hook" => &module.backward_hooks,
+        "register_full_backward_pre_hook" => &module.backward_pre_hooks,
         _ => &module.forward_hooks,
     };
     let handle = crate::autograd::hooks::register_in(hooks, Arc::new(f));

@@ -48,6 +48,7 @@ const MODULES: &[(&str, &str)] = &[
         "torch.nn.utils.prune",
         include_str!("torch_nn_utils_prune.py"),
     ),
+    ("torch.utils.hooks", include_str!("torch_utils_hooks.py")),
     (
         "torch.nn.utils._weight_norm",
         include_str!("torch_nn_utils_weight_norm.py"),
