@@ -169,7 +169,20 @@ impl Interp {
                     attrs.push((f.name.name.clone(), v));
                 }
                 StmtKind::Assign(name, e) | StmtKind::Annotated(name, Some(e)) => {
-                    let v = self.eval(e, 0)?;
+                    // A name the body defined above (`to_list = tolist`,
+                    // `__str__ = __repr__`): Python runs a class body in
+                    // the class's own namespace.
+                    let above = match &e.kind {
+                        ExprKind::Var(n) => lock(&class.attrs)
+                            .iter()
+                            .find(|(k, _)| *k == n.name)
+                            .map(|(_, v)| v.clone()),
+                        _ => None,
+                    };
+                    let v = match above {
+                        Some(v) => v,
+                        None => self.eval(e, 0)?,
+                    };
                     let mut attrs = lock(&class.attrs);
                     attrs.retain(|(n, _)| *n != name.name);
                     attrs.push((name.name.clone(), v));

@@ -34,7 +34,7 @@ pub(super) fn os_error(e: &std::io::Error, path: &str) -> Error {
     }
 }
 
-/// `open(file, mode="r", encoding=None)`.
+/// `open(file, mode="r", encoding=None, newline=None)`.
 pub(super) fn open(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let path = b
         .str("file")?
@@ -50,6 +50,23 @@ pub(super) fn open(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
             .at(b.span_of("encoding")));
         }
     }
+    // `newline`: None (Python's default) reads "\r\n" and "\r" as "\n"
+    // (universal newlines); "" and "\n" leave the text as it is. Writing
+    // "\n" on this system is "\n" either way.
+    let universal = match b.get("newline") {
+        None | Some((Value::None, _)) => true,
+        Some((Value::Str(s), _)) if s.is_empty() || s.as_str() == "\n" => false,
+        Some((other, span)) => {
+            return Err(Error::value_help(
+                format!(
+                    "cudash's open() takes newline None, '' or '\\n', not {}",
+                    super::format::repr_of(other)
+                ),
+                "leave `newline` out: lines end with \"\\n\"",
+            )
+            .at(*span))
+        }
+    };
     // `"rb"` and `"br"` are one mode, as Python reads them.
     let kind: String = mode.chars().filter(|&c| c != 't').collect();
     let kind = match kind.contains('b') && kind.len() == 2 {
@@ -71,6 +88,10 @@ pub(super) fn open(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
                         help: None,
                     })
                 })?;
+                let text = match universal && text.contains('\r') {
+                    true => text.replace("\r\n", "\n").replace('\r', "\n"),
+                    false => text,
+                };
                 State::Reading { text, at: 0 }
             }
             "w" | "a" | "x" => {

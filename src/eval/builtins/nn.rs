@@ -589,6 +589,11 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
                 || (doc.name == "tuple" && matches!(obj, Value::Object(o) if o.class.tuple))
         }
         Value::Builtin(doc) if doc.name == "range" => matches!(obj, Value::Range(_)),
+        // `isinstance(key, slice)` in a `__getitem__`.
+        Value::Builtin(doc) if doc.name == "slice" => matches!(
+            obj,
+            Value::Object(o) if std::sync::Arc::ptr_eq(&o.class, &super::super::value::slice_class())
+        ),
         // `isinstance(sd, OrderedDict)`: a `state_dict()`, an `OrderedDict(...)`;
         // `isinstance(x, type(None))`.
         Value::Native(f) if f.is_class() => type_native(obj) == Some(*f),

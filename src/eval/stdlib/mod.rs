@@ -134,6 +134,8 @@ const MODULES: &[(&str, &str)] = &[
     ("matplotlib", include_str!("matplotlib.py")),
     ("matplotlib.pyplot", include_str!("matplotlib_pyplot.py")),
     ("matplotlib.ticker", include_str!("matplotlib_ticker.py")),
+    ("csv", include_str!("csv.py")),
+    ("pandas", include_str!("pandas.py")),
     ("tqdm", include_str!("tqdm.py")),
     ("tqdm.auto", include_str!("tqdm_auto.py")),
     ("tqdm.notebook", include_str!("tqdm_auto.py")),
