@@ -326,6 +326,13 @@ docs! {
     Method Teaching "update", "st.update(*others)", "Puts in the items of each of `others` (lists, sets, strings), in place.", "s = set([1])\ns.update([2, 3], [3])\ns";
     Method Teaching "remove", "st.remove(x)", "Takes `x` out of the set; Python's KeyError when it is not there.", "s = set([1, 2])\ns.remove(1)\ns";
     Method Teaching "discard", "st.discard(x)", "Takes `x` out of the set, if it is there.", "s = set([1, 2])\ns.discard(5)\ns.discard(1)\ns";
+    Method Teaching "pop", "st.pop()", "Takes an item out of the set and gives it (Python's `KeyError` for an empty set).", "s = set([7])\ns.pop()\nlen(s)";
+    Method Teaching "clear", "st.clear()", "Takes every item out of the set.", "s = set([1, 2])\ns.clear()\nlen(s)";
+    Method Teaching "copy", "st.copy()", "A new set of the same items.", "s = set([1, 2])\nt = s.copy()\nt.add(3)\nlen(s)";
+    Method Teaching "issubset", "st.issubset(*others)", "Whether every item is in the other (`s <= t`).", "set([1]).issubset([1, 2])";
+    Method Teaching "issuperset", "st.issuperset(*others)", "Whether every item of the other is in the set (`s >= t`).", "set([1, 2]).issuperset([1])";
+    Method Teaching "isdisjoint", "st.isdisjoint(*others)", "Whether the set and the other share no item.", "set([1]).isdisjoint([2])";
+    Method Teaching "symmetric_difference", "st.symmetric_difference(*others)", "The items in one of the two but not both (`s ^ t`).", "set([1, 2]).symmetric_difference([2, 3])";
     Method Teaching "union", "st.union(*others)", "A new set of the items of this set and of each of `others` (`a | b`).", "set([1, 2]).union([2, 3])";
     Method Teaching "intersection", "st.intersection(*others)", "A new set of the items in this set and in every one of `others` (`a & b`).", "set([1, 2]).intersection([2, 3])";
     Method Teaching "difference", "st.difference(*others)", "A new set of the items of this set in none of `others` (`a - b`).", "set([1, 2]).difference([2, 3])";

@@ -142,6 +142,10 @@ pub fn repr(v: &Value) -> String {
         Value::Class(c) if c.name.starts_with(super::value::RETURN_TYPES) => {
             format!("<class '{}'>", c.name)
         }
+        // Python's builtins print without a module (`<class 'slice'>`).
+        Value::Class(c) if std::sync::Arc::ptr_eq(c, &super::value::slice_class()) => {
+            "<class 'slice'>".to_string()
+        }
         Value::Class(c) => format!("<class '{}.{}'>", c.module(), c.name),
         Value::Object(o) if super::user_text::repr_of(o).is_some() => {
             super::user_text::repr_of(o).unwrap_or_default()

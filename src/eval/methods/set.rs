@@ -124,6 +124,47 @@ pub(super) fn set_method(
             s.remove(&one(me)?);
             Ok(Value::None)
         }
+        // `s.pop()`: an item taken out (the first in cudash's order).
+        "pop" => {
+            let first = s.items().keys().next().cloned();
+            match first {
+                Some(k) => {
+                    s.remove(&k);
+                    Ok(k.value())
+                }
+                None => Err(at(Error::Module {
+                    class: "KeyError",
+                    message: "'pop from an empty set'".into(),
+                    help: None,
+                })),
+            }
+        }
+        "clear" => {
+            for k in mine() {
+                s.remove(&k);
+            }
+            Ok(Value::None)
+        }
+        "copy" => Ok(of_keys(mine())),
+        "issubset" | "issuperset" | "isdisjoint" => {
+            let other: foldhash::HashSet<Key> = others(me)?.into_iter().flatten().collect();
+            let mine: foldhash::HashSet<Key> = mine().into_iter().collect();
+            Ok(Value::bool(match name {
+                "issubset" => mine.is_subset(&other),
+                "issuperset" => mine.is_superset(&other),
+                _ => mine.is_disjoint(&other),
+            }))
+        }
+        "symmetric_difference" => {
+            let other: Vec<Key> = others(me)?.into_iter().flatten().collect();
+            let theirs: foldhash::HashSet<Key> = other.iter().cloned().collect();
+            let own: foldhash::HashSet<Key> = mine().into_iter().collect();
+            let keys = mine()
+                .into_iter()
+                .filter(|k| !theirs.contains(k))
+                .chain(other.into_iter().filter(|k| !own.contains(k)));
+            Ok(of_keys(keys))
+        }
         "union" => {
             let mut keys = mine();
             keys.extend(others(me)?.into_iter().flatten());
