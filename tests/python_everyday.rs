@@ -685,7 +685,11 @@ fn sets_as_pythons() {
          a, b = set([1, 2, 3]), set([2, 3, 4])\n\
          print(sorted(a | b), sorted(a & b), sorted(a - b), sorted(a.union([9])), \
          sorted(a.intersection(b, [3])), sorted(a.difference(b)))\n\
-         print(set(), type(set()).__name__, isinstance(a, set), set([1]))",
+         print(set(), type(set()).__name__, isinstance(a, set), set([1]))\n\
+         c = a.copy()\nx = c.pop()\nprint(len(c), x in a, a.issubset(a | b), a.issuperset([2]), a.isdisjoint(b), \
+         sorted(a.symmetric_difference(b)))\n\
+         c.clear()\nprint(len(c), len(a))\n\
+         try:\n    c.pop()\nexcept KeyError as e:\n    print('KeyError', e)",
     );
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
@@ -695,6 +699,9 @@ fn sets_as_pythons() {
             "KeyError 5",
             "[1, 2, 3, 4] [2, 3] [1] [1, 2, 3, 9] [3] [1]",
             "set() set True {1}",
+            "2 True True True False [1, 4]",
+            "0 3",
+            "KeyError 'pop from an empty set'",
         ]
     );
 }
