@@ -40,6 +40,21 @@ pub fn linear(
             fmt_shape(w.shape())
         )));
     }
+    // PyTorch's `_flatten_nd_linear`: a contiguous input of another rank
+    // than 2 with a bias is reshaped to rows (`ViewBackward0`), multiplied
+    // by one addmm, and given its shape back (`UnsafeViewBackward0`).
+    if x.ndim() != 2 && x.ndim() >= 1 && w.ndim() == 2 && b.is_some() && x.is_contiguous() {
+        let k = x.shape()[x.ndim() - 1] as i64;
+        let rows = super::views::reshape(rt, mode, x, &[-1, k])?;
+        let flat = linear(rt, mode, &rows, w, b)?;
+        let mut shape: Vec<i64> = x.shape()[..x.ndim() - 1]
+            .iter()
+            .map(|&d| d as i64)
+            .collect();
+        shape.push(w.shape()[0] as i64);
+        let out = Arc::new(view::view(&flat, &shape)?);
+        return Ok(record::unsafe_view(rt, mode, &flat, out));
+    }
     let addmm = x.ndim() == 2 && w.ndim() == 2 && b.is_some();
     if !addmm {
         // matmul, then the bias: recorded op by op (TBackward0, MmBackward0, AddBackward0).
