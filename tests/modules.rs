@@ -184,6 +184,34 @@ fn a_layer_keeps_a_plain_tensor_its_forward_reads() {
     );
 }
 
+/// A Linear's graph as PyTorch 2.15 records it (printed by PyTorch for
+/// the same calls): `addmm(b, x, w.t())` with the transpose a node of its
+/// own; a contiguous input of another rank flattened to rows and back.
+#[test]
+fn a_linears_graph_is_pytorchs() {
+    let out = common::ok(
+        "fc = Linear(4, 3)\n\
+         y = fc(ones(2, 4, requires_grad=true))\n\
+         [f.name() for f, _ in y.grad_fn.next_functions]\n\
+         z = fc(ones(2, 5, 4, requires_grad=true))\n\
+         z.grad_fn.name(), z.grad_fn.next_functions[0][0].name()\n\
+         z.grad_fn.next_functions[0][0].next_functions[1][0].name()\n\
+         fc(ones(4, requires_grad=true)).grad_fn.name()\n\
+         fc(ones(2, 5, 4, requires_grad=true).transpose(0, 1)).grad_fn.name()",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            r#"["torch::autograd::AccumulateGrad", "torch::autograd::AccumulateGrad", "TBackward0"]"#,
+            r#"["UnsafeViewBackward0", "AddmmBackward0"]"#,
+            r#""ViewBackward0""#,
+            r#""UnsafeViewBackward0""#,
+            r#""AddBackward0""#,
+        ],
+        "{out}"
+    );
+}
+
 /// `del` of a container's child: a ModuleDict's key, a Sequential's
 /// index with the later children numbered again, as PyTorch's.
 #[test]
