@@ -21,6 +21,19 @@ use crate::runtime::{DType, Tensor};
 type R<T> = Result<T, Error>;
 
 /// `linear(x, w, b)`: `x @ w.T + b`, `w` of shape [out, in], `b` [out].
+/// `w.t()`, a view recorded as `TBackward0`: how `linear` multiplies by
+/// its weight.
+fn transposed(rt: &Runtime, mode: Mode, w: &Arc<Tensor>) -> R<Arc<Tensor>> {
+    Ok(record::attach_node(
+        rt,
+        mode,
+        Arc::new(view::matrix_transpose(w)?),
+        "TBackward0",
+        Backward::Transpose { d0: 0, d1: 1 },
+        &[w],
+    ))
+}
+
 pub fn linear(
     rt: &mut Runtime,
     mode: Mode,
@@ -60,14 +73,7 @@ pub fn linear(
         // matmul, then the bias: recorded op by op (TBackward0, MmBackward0, AddBackward0).
         let wt = match w.ndim() {
             1 => Arc::clone(w),
-            _ => record::attach_node(
-                rt,
-                mode,
-                Arc::new(view::matrix_transpose(w)?),
-                "TBackward0",
-                Backward::Transpose { d0: 0, d1: 1 },
-                &[w],
-            ),
+            _ => transposed(rt, mode, w)?,
         };
         let y = record::matmul(rt, mode, x, &wt)?;
         return match b {
@@ -84,14 +90,7 @@ pub fn linear(
     let b = b.expect("addmm has a bias");
     // PyTorch's `addmm(b, x, w.t())`: the transpose is a node of its own
     // (`TBackward0`, a view), the addmm's third input.
-    let wt = record::attach_node(
-        rt,
-        mode,
-        Arc::new(view::matrix_transpose(w)?),
-        "TBackward0",
-        Backward::Transpose { d0: 0, d1: 1 },
-        &[w],
-    );
+    let wt = transposed(rt, mode, w)?;
     let product = rt.matmul(x, &wt)?;
     let out = bin(rt, BinaryOp::Add, &product, b)?;
     drop(product);

@@ -226,15 +226,8 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            prob = torch.rand_like(t)
-            topk = torch.topk(prob.view(-1), k=nparams_toprune)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+        # The entries of the largest random draws.
+        return _unstructured_mask(t, default_mask, self.amount, lambda: torch.rand_like(t), True)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -252,14 +245,8 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            topk = torch.topk(torch.abs(t).view(-1), k=nparams_toprune, largest=False)
-            mask.view(-1)[topk.indices] = 0
-        return mask
+        # The entries of the smallest magnitude.
+        return _unstructured_mask(t, default_mask, self.amount, lambda: torch.abs(t), False)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
@@ -442,6 +429,20 @@ def is_pruned(module):
             if isinstance(hook, BasePruningMethod):
                 return True
     return False
+
+
+def _unstructured_mask(t, default_mask, amount, scores, largest):
+    # `default_mask` with `amount` of the entries set to zero: those
+    # `scores()` ranks first (drawn only when something is pruned, as
+    # PyTorch draws).
+    tensor_size = t.nelement()
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    mask = default_mask.clone()
+    if nparams_toprune != 0:
+        topk = torch.topk(scores().view(-1), k=nparams_toprune, largest=largest)
+        mask.view(-1)[topk.indices] = 0
+    return mask
 
 
 def _validate_pruning_amount_init(amount):

@@ -7,20 +7,11 @@
 import warnings
 import torch
 from torch.nn import Parameter
+from torch.nn.utils.parametrizations import _norm_except_dim
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
 
 _warned = False
-
-
-def _norm_except_dim(v, p, dim):
-    if dim == -1:
-        return v.norm(p)
-    dim = dim % v.dim()
-    others = [d for d in range(v.dim()) if d != dim]
-    if not others:
-        return v.abs()
-    return v.norm(p, dim=others, keepdim=True)
 
 
 class WeightNorm:
