@@ -147,22 +147,23 @@ pub(super) fn set_method(
         }
         "copy" => Ok(of_keys(mine())),
         "issubset" | "issuperset" | "isdisjoint" => {
-            let other: foldhash::HashSet<Key> = others(me)?.into_iter().flatten().collect();
-            let mine: foldhash::HashSet<Key> = mine().into_iter().collect();
+            let other: Vec<Key> = others(me)?.into_iter().flatten().collect();
+            let own = mine();
             Ok(Value::bool(match name {
-                "issubset" => mine.is_subset(&other),
-                "issuperset" => mine.is_superset(&other),
-                _ => mine.is_disjoint(&other),
+                "issubset" => own.iter().all(|k| other.contains(k)),
+                "issuperset" => other.iter().all(|k| own.contains(k)),
+                _ => !own.iter().any(|k| other.contains(k)),
             }))
         }
         "symmetric_difference" => {
             let other: Vec<Key> = others(me)?.into_iter().flatten().collect();
-            let theirs: foldhash::HashSet<Key> = other.iter().cloned().collect();
-            let own: foldhash::HashSet<Key> = mine().into_iter().collect();
-            let keys = mine()
-                .into_iter()
-                .filter(|k| !theirs.contains(k))
-                .chain(other.into_iter().filter(|k| !own.contains(k)));
+            let own = mine();
+            let keys: Vec<Key> = own
+                .iter()
+                .filter(|k| !other.contains(k))
+                .chain(other.iter().filter(|k| !own.contains(k)))
+                .cloned()
+                .collect();
             Ok(of_keys(keys))
         }
         "union" => {
