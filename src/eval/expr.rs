@@ -702,8 +702,9 @@ impl Interp {
                     }
                     // `x[nonzero(m, as_tuple=true)]`, `x[key]` of a tuple
                     // key (ints, slices, tensors, None): the tuple's items
-                    // are the index itself, as in Python.
-                    Value::List(parts) if items.len() == 1 && !parts.is_empty() => {
+                    // are the index itself, as in Python (`x[()]`, no item:
+                    // the whole tensor, a 0-d one's element).
+                    Value::List(parts) if items.len() == 1 => {
                         for p in parts.iter() {
                             out.push(match p {
                                 Value::Tensor(t) if t.dtype() == crate::runtime::DType::U8 => {
