@@ -50,6 +50,10 @@ const MODULES: &[(&str, &str)] = &[
     ),
     ("torch.utils.hooks", include_str!("torch_utils_hooks.py")),
     (
+        "torch.nn.functional._grid",
+        include_str!("torch_nn_functional_grid.py"),
+    ),
+    (
         "torch.nn.utils._weight_norm",
         include_str!("torch_nn_utils_weight_norm.py"),
     ),
@@ -216,6 +220,16 @@ const MEMBERS: &[(&str, &str, &str)] = &[
         "torch.nn.utils",
         "remove_weight_norm",
         "torch.nn.utils._weight_norm",
+    ),
+    (
+        "torch.nn.functional",
+        "grid_sample",
+        "torch.nn.functional._grid",
+    ),
+    (
+        "torch.nn.functional",
+        "affine_grid",
+        "torch.nn.functional._grid",
     ),
     ("torch.optim", "Optimizer", "torch.optim.optimizer"),
     ("torch.optim", "LBFGS", "torch.optim.lbfgs"),
