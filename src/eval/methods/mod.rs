@@ -36,8 +36,14 @@ use crate::runtime::event::{Event, StreamRef};
 
 /// Tensor methods that are torch's functions written in Python
 /// (`stdlib/`): `x.det()` is `torch.det(x)`, found in this namespace.
-const PYTHON_TENSOR_METHODS: &[(&str, &str)] =
-    &[("det", "torch"), ("svd", "torch"), ("cross", "torch")];
+const PYTHON_TENSOR_METHODS: &[(&str, &str)] = &[
+    ("det", "torch"),
+    ("svd", "torch"),
+    ("cross", "torch"),
+    ("matrix_exp", "torch"),
+    ("inverse", "torch"),
+    ("kthvalue", "torch"),
+];
 use crate::runtime::Tensor;
 
 type Call<R> = fn(&mut Interp, &'static str, &R, &Bound) -> Result<Value, Diagnostic>;

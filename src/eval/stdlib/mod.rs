@@ -49,6 +49,7 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_nn_utils_prune.py"),
     ),
     ("torch.utils.hooks", include_str!("torch_utils_hooks.py")),
+    ("torch._sorting", include_str!("torch_sorting.py")),
     (
         "torch.nn.functional._grid",
         include_str!("torch_nn_functional_grid.py"),
@@ -163,6 +164,7 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "inverse", "torch.linalg._ops"),
     ("torch.linalg", "eigvalsh", "torch.linalg._ops"),
     ("torch", "matrix_exp", "torch.linalg._ops"),
+    ("torch", "kthvalue", "torch._sorting"),
     ("torch", "layout", "torch._layout"),
     ("torch", "vmap", "torch.func"),
     (
