@@ -51,6 +51,14 @@ impl Interp {
             }
         }
         let module = lock(m);
+        // A registered name first (the common case: `self.fc1`); a
+        // parametrized or plain one is never registered too.
+        if let Some(member) = module.member(name) {
+            return Ok(match member {
+                Member::Parameter(t) | Member::Buffer(t) => t.map_or(Value::None, Value::Tensor),
+                Member::Module(c) => c.map_or(Value::None, Value::Module),
+            });
+        }
         if let Some(t) = module.plain(name) {
             return Ok(Value::Tensor(t));
         }
@@ -76,12 +84,6 @@ impl Interp {
         if module.parametrized().iter().any(|n| n == name) {
             drop(module);
             return self.parametrized_attr(m, name, span);
-        }
-        if let Some(member) = module.member(name) {
-            return Ok(match member {
-                Member::Parameter(t) | Member::Buffer(t) => t.map_or(Value::None, Value::Tensor),
-                Member::Module(c) => c.map_or(Value::None, Value::Module),
-            });
         }
         let setting = match (name, &module.layer) {
             ("training", _) => Some(Value::bool(module.training)),
