@@ -35,7 +35,8 @@ use crate::lang::Span;
 use crate::runtime::event::{Event, StreamRef};
 
 /// Tensor methods that are torch's functions written in Python
-/// (`stdlib/`): `x.det()` is `torch.det(x)`, found in this namespace.
+/// (`stdlib/`): `x.det()` is `torch.det(x)`, found in this namespace (or
+/// in this module of cudash's own).
 const PYTHON_TENSOR_METHODS: &[(&str, &str)] = &[
     ("det", "torch"),
     ("svd", "torch"),
@@ -43,6 +44,12 @@ const PYTHON_TENSOR_METHODS: &[(&str, &str)] = &[
     ("matrix_exp", "torch"),
     ("inverse", "torch"),
     ("kthvalue", "torch"),
+    ("index_fill", "torch._sorting"),
+    ("index_fill_", "torch._sorting"),
+    ("index_copy", "torch._sorting"),
+    ("index_copy_", "torch._sorting"),
+    ("index_add", "torch._sorting"),
+    ("index_add_", "torch._sorting"),
 ];
 use crate::runtime::Tensor;
 
@@ -846,11 +853,19 @@ impl Interp {
                 .iter()
                 .find(|(n, _)| *n == name.name.as_str()),
         ) {
-            let m = crate::eval::imports::MODULES
+            // A namespace of PyTorch's (`torch.det`), or one of cudash's own
+            // modules for a method PyTorch has no function of (`index_fill_`).
+            let f = match crate::eval::imports::MODULES
                 .iter()
                 .find(|m| m.path == namespace)
-                .expect("a namespace of PYTHON_TENSOR_METHODS");
-            let f = self.namespace_member(m, &name.name, span)?;
+            {
+                Some(m) => self.namespace_member(m, &name.name, span)?,
+                None => {
+                    let path = super::stdlib::path_of(namespace).expect("a module of stdlib/");
+                    let own = self.import_own(namespace, path, span)?;
+                    self.own_module_attr(&own, &name.name, span)?
+                }
+            };
             let first = ArgVal {
                 keyword: None,
                 value: recv,

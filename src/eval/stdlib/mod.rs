@@ -165,6 +165,9 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch.linalg", "eigvalsh", "torch.linalg._ops"),
     ("torch", "matrix_exp", "torch.linalg._ops"),
     ("torch", "kthvalue", "torch._sorting"),
+    ("torch", "index_fill", "torch._sorting"),
+    ("torch", "index_copy", "torch._sorting"),
+    ("torch", "index_add", "torch._sorting"),
     ("torch", "layout", "torch._layout"),
     ("torch", "vmap", "torch.func"),
     (

@@ -29,3 +29,74 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
         out[1].copy_(i)
         return _cudash.return_type("kthvalue", values=out[0], indices=out[1])
     return _cudash.return_type("kthvalue", values=v, indices=i)
+
+
+# index_fill, index_copy and index_add, in place and not (as methods and
+# torch's functions), over indexing and scatter_add_: the same values and
+# gradients as PyTorch's, their nodes the parts' (`IndexPutBackward0`,
+# `ScatterAddBackward0`) where PyTorch's are `IndexFillBackward0`, ...
+
+
+def _check_index(name, index):
+    if index.dtype not in (torch.int64, torch.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: {_type_name(index)}")
+
+
+def _type_name(t):
+    return {
+        torch.float32: "Float", torch.float64: "Double", torch.float16: "Half",
+        torch.bfloat16: "BFloat16", torch.bool: "Bool", torch.uint8: "Byte",
+        torch.int8: "Char", torch.int16: "Short",
+    }.get(t.dtype, str(t.dtype))
+
+
+def _along(x, dim, index):
+    # The index that picks `index` along `dim` and everything else.
+    d = dim % x.dim() if x.dim() else 0
+    parts = [slice(None)] * d
+    parts.append(index.reshape(-1))
+    return tuple(parts)
+
+
+def index_fill_(input, dim, index, value):
+    _check_index("index_fill_", index)
+    input[_along(input, dim, index)] = value
+    return input
+
+
+def index_fill(input, dim, index, value):
+    _check_index("index_fill", index)
+    return index_fill_(input.clone(), dim, index, value)
+
+
+def index_copy_(input, dim, index, source):
+    _check_index("index_copy_", index)
+    input[_along(input, dim, index)] = source
+    return input
+
+
+def index_copy(input, dim, index, source):
+    _check_index("index_copy", index)
+    return index_copy_(input.clone(), dim, index, source)
+
+
+def _index_added(input, dim, index, source, alpha):
+    # `input` with `source`'s slices added at `index` along `dim` (a
+    # repeated index adds up), as one scatter_add.
+    d = dim % input.dim() if input.dim() else 0
+    shape = [1] * source.dim()
+    if source.dim():
+        shape[d] = -1
+    idx = index.reshape(shape).expand(source.shape) if source.dim() else index.reshape(())
+    src = source * alpha if alpha != 1 else source
+    return input.scatter_add(d, idx, src)
+
+
+def index_add_(input, dim, index, source, *, alpha=1):
+    _check_index("index_add_", index)
+    return input.copy_(_index_added(input, dim, index, source, alpha))
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    _check_index("index_add", index)
+    return _index_added(input, dim, index, source, alpha)
