@@ -162,6 +162,11 @@ impl Module {
         }
     }
 
+    /// Whether `name` is one of [`Module::parametrized`]'s names.
+    pub fn is_parametrized(&self, name: &str) -> bool {
+        self.parametrized().iter().any(|n| n == name)
+    }
+
     fn unregister(&mut self, name: &str) {
         self.plain_tensors.retain(|(n, _)| n != name);
         self.parameters.retain(|(n, _)| n != name);

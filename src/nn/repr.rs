@@ -76,7 +76,7 @@ fn repr_at(m: &ModuleRef, open: &mut Vec<ModuleRef>) -> String {
 /// PyTorch's `self.bias is not None`: a bias parameter, a plain tensor
 /// (pruned) or a parametrized one.
 fn has_bias(m: &super::Module) -> bool {
-    m.tensor_named("bias").is_some() || m.parametrized().iter().any(|n| n == "bias")
+    m.tensor_named("bias").is_some() || m.is_parametrized("bias")
 }
 
 /// `ParameterList`'s and `ParameterDict`'s `extra_repr`: a line a

@@ -81,7 +81,7 @@ impl Interp {
                 .collect();
             return Ok(Value::Dict(PyDict::ordered(items)));
         }
-        if module.parametrized().iter().any(|n| n == name) {
+        if module.is_parametrized(name) {
             drop(module);
             return self.parametrized_attr(m, name, span);
         }
@@ -143,7 +143,7 @@ impl Interp {
         span: Span,
     ) -> Result<(), Diagnostic> {
         let at = |e: Error| e.at(span);
-        if lock(m).parametrized().iter().any(|n| n == name) {
+        if lock(m).is_parametrized(name) {
             return self.set_parametrized_attr(m, name, v, span);
         }
         let object = object_of(m);

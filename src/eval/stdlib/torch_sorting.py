@@ -58,26 +58,30 @@ def _along(x, dim, index):
     return tuple(parts)
 
 
-def index_fill_(input, dim, index, value):
-    _check_index("index_fill_", index)
+def _index_assign(name, input, dim, index, value):
+    # `input`'s slices at `index` along `dim` set to `value` (a number, or
+    # a tensor of those slices' shape), in place.
+    _check_index(name, index)
     input[_along(input, dim, index)] = value
     return input
 
 
+def index_fill_(input, dim, index, value):
+    return _index_assign("index_fill_", input, dim, index, value)
+
+
 def index_fill(input, dim, index, value):
     _check_index("index_fill", index)
-    return index_fill_(input.clone(), dim, index, value)
+    return _index_assign("index_fill", input.clone(), dim, index, value)
 
 
 def index_copy_(input, dim, index, source):
-    _check_index("index_copy_", index)
-    input[_along(input, dim, index)] = source
-    return input
+    return _index_assign("index_copy_", input, dim, index, source)
 
 
 def index_copy(input, dim, index, source):
     _check_index("index_copy", index)
-    return index_copy_(input.clone(), dim, index, source)
+    return _index_assign("index_copy", input.clone(), dim, index, source)
 
 
 def _index_added(input, dim, index, source, alpha):
