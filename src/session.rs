@@ -297,6 +297,9 @@ impl Session {
                 break;
             }
         }
+        // The processes it started and never joined end with it, as Python
+        // joins its children at exit.
+        self.interp.join_processes();
         // What `print(..., end="")` left open is shown with the source's end.
         self.interp.end_open_line();
         let rest = std::mem::take(&mut self.interp.out);

@@ -341,15 +341,18 @@ pub fn data_of(x: &Tensor) -> Tensor {
     t
 }
 
-/// A DataLoader worker's own `t`, as a forked PyTorch worker has a copy:
-/// the same elements (shared memory, which the worker may not change), a
+/// A DataLoader worker's (or a rank's, a process's) own `t`, as a forked
+/// PyTorch worker has a copy: the same elements (shared memory, which the
+/// worker may not change) with a version counter of its own, a
 /// leaf that requires grad as `t` does, with a `.grad` of its own, so a
 /// `backward()` or `requires_grad_()` in the worker never reaches the
 /// session's tensor. None when `t` has no autograd record to separate.
 pub fn worker_copy(t: &Tensor) -> Option<Tensor> {
     let m = meta(t)?;
-    let copy = t.alias();
-    let own = Arc::new(Meta::leaf(m.requires_grad()));
+    let copy = t.with_version_copy();
+    let mut own = Meta::leaf(m.requires_grad());
+    own.parameter = m.parameter;
+    let own = Arc::new(own);
     // Its `.grad` as the session's is now, a copy of its own (a device
     // tensor's is shared: a worker may not touch a device at all).
     if let Some(g) = m.grad() {

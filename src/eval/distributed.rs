@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use super::args::{ArgVal, Bound};
 use super::data::own_copy;
-use super::imports::OwnEnv;
+use super::environ::OwnEnv;
 use super::value::{Function, Value};
 use super::{Interp, Output};
 use crate::error::{Diagnostic, Error};
@@ -37,14 +37,29 @@ use crate::runtime::Tensor;
 type Out = Result<Value, Diagnostic>;
 
 /// What a rank printed, at its host time.
-type Printed = Arc<Mutex<Vec<(f64, usize, Output)>>>;
+/// A copy of the session's variables, as a rank or a process holds it.
+pub(super) type Vars = Vec<(String, Value)>;
+
+pub(super) type Printed = Arc<Mutex<Vec<(f64, usize, Output)>>>;
 
 /// What a rank's thread gives back: its result, its timeline, its clock.
-struct Ended {
-    result: Result<Value, Diagnostic>,
-    timeline: Option<crate::runtime::timeline::Timeline>,
-    counters: crate::runtime::counters::Counters,
-    host: f64,
+pub(super) struct Ended {
+    pub(super) result: Result<Value, Diagnostic>,
+    pub(super) timeline: Option<crate::runtime::timeline::Timeline>,
+    pub(super) counters: crate::runtime::counters::Counters,
+    pub(super) host: f64,
+}
+
+impl Ended {
+    /// A thread that stopped without its result (a bug).
+    pub(super) fn panicked(span: Span, host: f64) -> Ended {
+        Ended {
+            result: Err(panicked(span)),
+            timeline: None,
+            counters: Default::default(),
+            host,
+        }
+    }
 }
 
 /// `spawn(fn, args=(), nprocs=1, join=true)`.
@@ -98,12 +113,15 @@ pub(super) fn spawn(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     me.spawn_ranks(f, args, nprocs as usize, b.span)
 }
 
-/// What each rank runs: `spawn`'s function, or `cudash launch`'s script.
-enum Body {
+/// What each rank runs: `spawn`'s function, `cudash launch`'s script, or
+/// a `Process`'s target.
+pub(super) enum Body {
     /// `f(rank, *args)`.
     Call(Arc<Function>, Vec<Value>),
     /// A whole script's statements, with torchrun's environment.
     Script(Arc<Vec<Stmt>>),
+    /// `target(*args, **kwargs)` (the process's own copies).
+    Target(Value, Vec<Value>, Vec<(String, Value)>),
 }
 
 impl Interp {
@@ -141,22 +159,18 @@ impl Interp {
     fn run_ranks(&mut self, body: Body, n: usize, span: Span) -> Vec<Result<Value, Diagnostic>> {
         let world = World::new(n, Arc::clone(&self.hooks.interrupt));
         let vars: Vec<(String, Value)> = self
-            .vars()
+            .main_table()
             .iter()
             .map(|(name, v)| (name.clone(), own_copy(v)))
             .collect();
         let args: &[Value] = match &body {
             Body::Call(_, args) => args,
-            Body::Script(_) => &[],
+            Body::Script(_) | Body::Target(..) => &[],
         };
         let shared = session_memory(&vars, args);
-        let devices = Arc::clone(&self.rt.devices);
-        let seed = self.rt.generators.seed();
-        let origin = self.rt.timeline_origin();
-        let start = self.rt.host_now();
-        let (grad, source) = (self.grad, self.source.clone());
-        let interrupt = Arc::clone(&self.hooks.interrupt);
         let printed: Printed = Arc::default();
+        let start = self.rt.host_now();
+        let first_pid = self.next_pids(n);
         self.begin_op("spawn");
         let body = &body;
         let ended: Vec<Ended> = std::thread::scope(|s| {
@@ -171,77 +185,23 @@ impl Interp {
                             .map(|(name, v)| (name.clone(), own_copy(v)))
                             .collect(),
                     };
-                    let source = source.clone();
-                    let (world, shared) = (Arc::clone(&world), shared.clone());
-                    let (devices, interrupt) = (Arc::clone(&devices), Arc::clone(&interrupt));
-                    let printed = Arc::clone(&printed);
-                    s.spawn(move || {
-                        let _clock = OwnClock::install(Arc::new(HostClock::at(start)));
-                        let _frame = OwnFrame::install();
-                        let _env = OwnEnv::install(match body {
-                            Body::Call(..) => Vec::new(),
-                            Body::Script(_) => torchrun_env(rank, n),
-                        });
-                        let mut rt = Runtime::new(seed, Arc::clone(&devices));
-                        rt.enter_world(Arc::clone(&world), rank, shared);
-                        if let Some(o) = origin {
-                            rt.follow_timeline(o);
-                        }
-                        let mut order = 0;
-                        let sink = move |o: Output| {
-                            let at = devices.host_time();
-                            lock(&printed).push((at, rank * 1_000_000 + order, o));
-                            order += 1;
-                        };
-                        let hooks = super::Hooks {
-                            interrupt,
-                            sink: Some(Box::new(sink)),
-                            ..super::Hooks::default()
-                        };
-                        let mut it = Interp::with_globals(rt, hooks, vars);
-                        it.grad = grad;
-                        it.echo = false;
-                        it.source = source;
-                        let run = |it: &mut Interp| match body {
-                            Body::Call(f, args) => {
-                                let mut call =
-                                    vec![ArgVal::positional(Value::Int(rank as i64), span)];
-                                call.extend(
-                                    args.iter().map(|v| ArgVal::positional(own_copy(v), span)),
-                                );
-                                it.call_function(Arc::clone(f), call, span)
-                            }
-                            Body::Script(stmts) => {
-                                for stmt in stmts.iter() {
-                                    it.run_top(stmt)?;
-                                }
-                                it.end_open_line();
-                                Ok(Value::None)
-                            }
-                        };
-                        let result = catch_unwind(AssertUnwindSafe(|| run(&mut it)))
-                            .unwrap_or_else(|_| Err(panicked(span)));
-                        it.flush_notes();
-                        world.ended(rank, result.is_ok());
-                        Ended {
-                            result,
-                            timeline: it.rt.take_timeline(),
-                            counters: it.rt.counters.clone(),
-                            host: it.rt.host_now(),
-                        }
-                    })
+                    let env = match body {
+                        Body::Script(_) => torchrun_env(rank, n),
+                        _ => Vec::new(),
+                    };
+                    let mut from = self.rank_start(
+                        (rank, first_pid + rank as u32),
+                        (Arc::clone(&world), shared.clone()),
+                        (vars, env),
+                        Arc::clone(&printed),
+                    );
+                    from.start = start;
+                    s.spawn(move || run_rank(from, body, span))
                 })
                 .collect();
             handles
                 .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| Ended {
-                        result: Err(panicked(span)),
-                        timeline: None,
-                        counters: Default::default(),
-                        host: start,
-                    })
-                })
+                .map(|h| h.join().unwrap_or_else(|_| Ended::panicked(span, start)))
                 .collect()
         });
         let mut printed = std::mem::take(&mut *lock(&printed));
@@ -262,6 +222,153 @@ impl Interp {
         }
         self.rt.host_wait_until("spawn", latest, "the ranks");
         results
+    }
+}
+
+/// What a rank's thread starts from: a copy of the session's variables,
+/// its seat in `world`, where its printed lines go.
+pub(super) struct RankStart {
+    rank: usize,
+    pid: u32,
+    world: Arc<World>,
+    /// The session's memory the rank may not write (`session_memory`).
+    shared: HashSet<usize>,
+    vars: Vec<(String, Value)>,
+    /// The number of the session's table the copies come from (its
+    /// functions name it as their home).
+    home: u64,
+    env: Vec<(String, String)>,
+    printed: Printed,
+    devices: Arc<crate::runtime::devices::Devices>,
+    seed: u64,
+    origin: Option<f64>,
+    start: f64,
+    grad: crate::autograd::Mode,
+    source: Option<Arc<crate::error::Source>>,
+    interrupt: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Interp {
+    /// Where rank `rank` (process id `pid`) of `world` starts, from this
+    /// session: its generators from the session's seed, its host clock at
+    /// the session's now.
+    pub(super) fn rank_start(
+        &self,
+        (rank, pid): (usize, u32),
+        (world, shared): (Arc<World>, HashSet<usize>),
+        (vars, env): (Vars, Vec<(String, String)>),
+        printed: Printed,
+    ) -> RankStart {
+        RankStart {
+            rank,
+            pid,
+            world,
+            shared,
+            vars,
+            home: self.main_table().number(),
+            env,
+            printed,
+            devices: Arc::clone(&self.rt.devices),
+            seed: self.rt.generators.seed(),
+            origin: self.rt.timeline_origin(),
+            start: self.rt.host_now(),
+            grad: self.grad,
+            source: self.source.clone(),
+            interrupt: Arc::clone(&self.hooks.interrupt),
+        }
+    }
+
+    /// `n` process ids for the ranks or processes about to start (this
+    /// process's own, plus a count, as a spawned child's differs).
+    pub(super) fn next_pids(&mut self, n: usize) -> u32 {
+        let first = std::process::id() + 1 + self.children_started;
+        self.children_started += n as u32;
+        first
+    }
+}
+
+/// One rank's life on its own thread: an interpreter and a runtime of its
+/// own run `body`; what it printed goes to `from.printed` at its host time.
+pub(super) fn run_rank(from: RankStart, body: &Body, span: Span) -> Ended {
+    let RankStart {
+        rank,
+        pid,
+        world,
+        shared,
+        vars,
+        home,
+        env,
+        printed,
+        devices,
+        seed,
+        origin,
+        start,
+        grad,
+        source,
+        interrupt,
+    } = from;
+    let _clock = OwnClock::install(Arc::new(HostClock::at(start)));
+    let _frame = OwnFrame::install();
+    let _env = OwnEnv::install(env);
+    let mut rt = Runtime::new(seed, Arc::clone(&devices));
+    rt.enter_world(Arc::clone(&world), rank, shared);
+    if let Some(o) = origin {
+        rt.follow_timeline(o);
+    }
+    let mut order = 0;
+    let sink = move |o: Output| {
+        let at = devices.host_time();
+        lock(&printed).push((at, rank * 1_000_000 + order, o));
+        order += 1;
+    };
+    let hooks = super::Hooks {
+        interrupt,
+        sink: Some(Box::new(sink)),
+        ..super::Hooks::default()
+    };
+    let mut it = Interp::with_globals(rt, hooks, vars);
+    // The session's functions name its table: the rank's copy (also when
+    // a module's function calls one back).
+    it.module_alias.push((home, it.vars.number()));
+    it.grad = grad;
+    it.echo = false;
+    it.source = source;
+    it.pid = Some(pid);
+    let run = |it: &mut Interp| match body {
+        Body::Call(f, args) => {
+            let mut call = vec![ArgVal::positional(Value::Int(rank as i64), span)];
+            call.extend(args.iter().map(|v| ArgVal::positional(own_copy(v), span)));
+            it.call_function(Arc::clone(f), call, span)
+        }
+        Body::Target(target, args, kwargs) => {
+            let mut call: Vec<ArgVal> = args
+                .iter()
+                .map(|v| ArgVal::positional(v.clone(), span))
+                .collect();
+            call.extend(kwargs.iter().map(|(k, v)| ArgVal {
+                keyword: Some(crate::lang::ast::Name::new(k.clone(), span)),
+                value: v.clone(),
+                span,
+            }));
+            it.call_value(target.clone(), call, span)
+        }
+        Body::Script(stmts) => {
+            for stmt in stmts.iter() {
+                it.run_top(stmt)?;
+            }
+            it.end_open_line();
+            Ok(Value::None)
+        }
+    };
+    let result =
+        catch_unwind(AssertUnwindSafe(|| run(&mut it))).unwrap_or_else(|_| Err(panicked(span)));
+    it.flush_notes();
+    world.ended(rank, result.is_ok());
+    Ended {
+        result,
+        timeline: it.rt.take_timeline(),
+        counters: it.rt.counters.clone(),
+        host: it.rt.host_now(),
     }
 }
 
@@ -325,30 +432,52 @@ fn panicked(span: Span) -> Diagnostic {
 }
 
 /// The memory of the session's tensors a rank sees in `vars` (its
-/// modules' too), less what `args` passes it (shared, as a spawned
-/// process's arguments are).
-fn session_memory(vars: &[(String, Value)], args: &[Value]) -> HashSet<usize> {
+/// modules' and objects' too), less what `args` passes it (shared, as a
+/// spawned process's arguments are).
+pub(super) fn session_memory(vars: &[(String, Value)], args: &[Value]) -> HashSet<usize> {
     let mut memory = HashSet::new();
-    let add = |v: &Value, on: bool, set: &mut HashSet<usize>| {
-        let mut each = |t: &Tensor| {
-            match on {
-                true => set.insert(t.storage_id()),
-                false => set.remove(&t.storage_id()),
-            };
-        };
-        v.each_tensor(&mut each);
-        if let Value::Module(m) = v {
-            let (params, buffers) = crate::nn::parallel::parameters_and_buffers(m);
-            params.iter().chain(&buffers).for_each(|t| each(t));
-        }
-    };
     for (_, v) in vars {
-        add(v, true, &mut memory);
+        tensors_held(v, &mut |t| {
+            memory.insert(t.storage_id());
+        });
     }
     for v in args {
-        add(v, false, &mut memory);
+        tensors_held(v, &mut |t| {
+            memory.remove(&t.storage_id());
+        });
     }
     memory
+}
+
+/// Calls `f` with every tensor `v` holds: in lists and dicts, a module's
+/// parameters and buffers, an instance's attributes, at any depth.
+fn tensors_held(v: &Value, f: &mut dyn FnMut(&Tensor)) {
+    fn walk(v: &Value, f: &mut dyn FnMut(&Tensor), seen: &mut HashSet<usize>) {
+        v.any_inside(&mut |x| {
+            match x {
+                Value::Tensor(t) => f(t),
+                Value::Sparse(s) => {
+                    f(&s.indices);
+                    f(&s.values);
+                }
+                Value::Module(m) if seen.insert(Arc::as_ptr(m) as *const () as usize) => {
+                    let (params, buffers) = crate::nn::parallel::parameters_and_buffers(m);
+                    params.iter().chain(&buffers).for_each(|t| f(t));
+                    if let Some(o) = super::value::object_of(m) {
+                        let attrs = lock(&o.attrs).clone();
+                        attrs.iter().for_each(|(_, a)| walk(a, f, seen));
+                    }
+                }
+                Value::Object(o) if seen.insert(Arc::as_ptr(o) as usize) => {
+                    let attrs = lock(&o.attrs).clone();
+                    attrs.iter().for_each(|(_, a)| walk(a, f, seen));
+                }
+                _ => {}
+            }
+            false
+        });
+    }
+    walk(v, f, &mut HashSet::new())
 }
 
 /// The line of `span` in the running source, for a rank's report.
@@ -369,7 +498,11 @@ pub(super) fn init_process_group(me: &mut Interp, _: &'static str, b: &Bound) ->
             _ => "nccl".to_string(),
         },
     };
-    let (rank, size) = (b.int("rank")?, b.int("world_size")?);
+    // env://: what `rank=` and `world_size=` leave out, RANK and
+    // WORLD_SIZE say, where set.
+    let env = |name: &str| super::environ::env_var(name).and_then(|v| v.trim().parse().ok());
+    let rank = b.int("rank")?.or_else(|| env("RANK"));
+    let size = b.int("world_size")?.or_else(|| env("WORLD_SIZE"));
     let line = me.line_of(b.span);
     me.rt
         .init_process_group(&backend, (rank, size), line)

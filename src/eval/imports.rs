@@ -616,6 +616,15 @@ static NATIVES: &[Native] = &[
         name: "_cudash.vmap_retain",
     },
     Native {
+        name: "_cudash.process_start",
+    },
+    Native {
+        name: "_cudash.process_join",
+    },
+    Native {
+        name: "_cudash.process_alive",
+    },
+    Native {
         name: "_cudash.vmap_random_refused",
     },
     Native {
@@ -1251,35 +1260,6 @@ const RENAMED: &[(&str, &str)] = &[
     ("torch.linalg.vector_norm", "vector_norm"),
 ];
 
-/// What the program set with `os.environ[k] = v`: seen by `os.environ`
-/// and `os.getenv` from then on (the process's own environment is left
-/// alone: setting it while other threads run is not safe).
-static ENV: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
-
-thread_local! {
-    /// A rank's own environment on top of the session's (a process of its
-    /// own has its own: `spawn`'s ranks, `cudash launch`'s `RANK`).
-    static OWN_ENV: std::cell::RefCell<Option<Vec<(String, String)>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// While alive, this thread's `os.environ` is `vars` over the session's,
-/// and its writes stay its own.
-pub struct OwnEnv(());
-
-impl OwnEnv {
-    pub fn install(vars: Vec<(String, String)>) -> OwnEnv {
-        OWN_ENV.with(|e| *e.borrow_mut() = Some(vars));
-        OwnEnv(())
-    }
-}
-
-impl Drop for OwnEnv {
-    fn drop(&mut self) {
-        OWN_ENV.with(|e| *e.borrow_mut() = None);
-    }
-}
-
 /// `torch.use_deterministic_algorithms(mode)`, read back by
 /// `are_deterministic_algorithms_enabled()`.
 static DETERMINISTIC: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -1357,32 +1337,6 @@ fn flag(full: &str) -> Option<bool> {
         .find(|(f, _)| f == full)
         .map(|(_, on)| *on);
     Some(set.unwrap_or(default))
-}
-
-/// `os.environ[k] = v`.
-pub fn set_env(k: &str, v: &str) {
-    let set = |env: &mut Vec<(String, String)>| match env.iter_mut().find(|(key, _)| key == k) {
-        Some((_, old)) => *old = v.to_string(),
-        None => env.push((k.to_string(), v.to_string())),
-    };
-    let own = OWN_ENV.with(|e| e.borrow_mut().as_mut().map(set).is_some());
-    if !own {
-        set(&mut lock(&ENV));
-    }
-}
-
-/// What the program set (the session's, then this thread's own over it).
-fn set_vars() -> Vec<(String, String)> {
-    let mut vars = lock(&ENV).clone();
-    OWN_ENV.with(|e| {
-        for (k, v) in e.borrow().iter().flatten() {
-            match vars.iter_mut().find(|(key, _)| key == k) {
-                Some((_, old)) => old.clone_from(v),
-                None => vars.push((k.clone(), v.clone())),
-            }
-        }
-    });
-    vars
 }
 
 /// The module at `path`, as `import` finds it.
@@ -1728,7 +1682,7 @@ fn constant(full: &str) -> Option<Value> {
             Some(Value::Str(Arc::new(name.to_string())))
         }
         "os" if name == "environ" => {
-            let set = set_vars();
+            let set = super::environ::env_snapshot();
             let mut vars: Vec<(String, String)> = std::env::vars()
                 .filter(|(k, _)| !set.iter().any(|(o, _)| o == k))
                 .chain(set.clone())
@@ -1900,6 +1854,9 @@ impl Interp {
         }
         if super::stateless::NAMES.contains(&f.name) {
             return self.call_stateless(f.name, args, span);
+        }
+        if super::processes::NAMES.contains(&f.name) {
+            return self.call_processes(f.name, args, span);
         }
         if f.name.starts_with("pickle.") {
             return super::checkpoint::call_pickle(self, f.name, args, span);
@@ -2088,6 +2045,12 @@ impl Interp {
                 n.clamp(0.0, 4096.0) as usize
             ))));
         }
+        // A rank's or a process's own id, as a child process has.
+        if f.name == "os.getpid" {
+            return Ok(Value::Int(i64::from(
+                self.pid.unwrap_or_else(std::process::id),
+            )));
+        }
         if f.name.starts_with("os.path.")
             || f.name.starts_with("shutil.")
             || matches!(
@@ -2097,7 +2060,6 @@ impl Interp {
                     | "os.remove"
                     | "os.unlink"
                     | "os.rmdir"
-                    | "os.getpid"
                     | "os.getcwd"
                     | "os.fspath"
             )
@@ -2577,13 +2539,9 @@ impl Interp {
                     Some(Value::Str(s)) => s.to_string(),
                     _ => return Err(at(Error::value("`os.getenv` takes the variable's name"))),
                 };
-                let set = set_vars()
-                    .into_iter()
-                    .find(|(k, _)| *k == key)
-                    .map(|(_, v)| v);
-                match set.map_or_else(|| std::env::var(&key), Ok) {
-                    Ok(v) => Value::Str(Arc::new(v)),
-                    Err(_) => args.get(1).map_or(Value::None, |a| a.value.clone()),
+                match super::environ::env_var(&key) {
+                    Some(v) => Value::Str(Arc::new(v)),
+                    None => args.get(1).map_or(Value::None, |a| a.value.clone()),
                 }
             }
             // cudash's convolutions are its own kernels, not cuDNN's.
@@ -2951,7 +2909,6 @@ fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic>
             std::fs::remove_dir(&p).map_err(|e| no_such(&p, e, span))?;
             Value::None
         }
-        "os.getpid" => Value::Int(i64::from(std::process::id())),
         _ => {
             let p = first()?;
             let exist_ok = args.iter().any(|a| {

@@ -29,6 +29,7 @@ pub mod distributed;
 pub mod docs;
 mod dunder_text;
 mod enums;
+mod environ;
 mod exceptions;
 mod exec;
 mod expr;
@@ -66,6 +67,7 @@ mod param_group;
 mod parametrize;
 mod pil_image;
 mod print_options;
+mod processes;
 mod pyfile;
 mod pyrandom;
 mod python_re;
@@ -259,6 +261,14 @@ pub struct Interp {
     /// In a DataLoader worker: which worker of the pass, and its copy of
     /// the dataset (`torch.utils.data.get_worker_info()`).
     pub(crate) worker_info: Option<(crate::data::epoch::WorkerSeat, Value)>,
+    /// In a rank or a process this session started: its process id
+    /// (`os.getpid()`); none: the session's own.
+    pub(crate) pid: Option<u32>,
+    /// How many ranks and processes this interpreter has started (their
+    /// process ids follow its own).
+    children_started: u32,
+    /// The processes `torch.multiprocessing.Process` started (`processes.rs`).
+    processes: processes::Processes,
 }
 
 impl Interp {
@@ -296,6 +306,9 @@ impl Interp {
             ignored_warnings: Vec::new(),
             vmap_retain: false,
             worker_info: None,
+            pid: None,
+            children_started: 0,
+            processes: Default::default(),
         }
     }
 

@@ -513,6 +513,28 @@ impl Interp {
     }
 }
 
+impl Interp {
+    /// The program's own table (its `__main__`'s), also while a module's
+    /// function runs (then it waits with the parked ones): what a spawned
+    /// process re-creates.
+    pub(super) fn main_table(&self) -> &Globals {
+        let module = |n: u64| {
+            self.own_modules.iter().any(|m| {
+                let local = self
+                    .module_alias
+                    .iter()
+                    .find(|(h, _)| *h == m.table)
+                    .map_or(m.table, |&(_, l)| l);
+                local == n
+            })
+        };
+        std::iter::once(&self.vars)
+            .chain(self.parked.iter())
+            .find(|t| !module(t.number()))
+            .unwrap_or(&self.vars)
+    }
+}
+
 /// The program's modules as a forked process holds them: each module, its
 /// table's number here, and copies of its variables.
 pub(crate) type ModuleCopies = Vec<(Arc<OwnModule>, u64, Vec<(String, Value)>)>;

@@ -747,7 +747,7 @@ impl Interp {
                     )
                     .at(value.span()));
                 };
-                super::imports::set_env(k, v);
+                super::environ::set_env(k, v);
                 return Ok(());
             }
         }

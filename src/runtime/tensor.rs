@@ -33,6 +33,9 @@ struct Storage {
     /// tensor it saved was changed before backward used it. Its top bit
     /// is a mark the autograd layer sets (`mark_for_autograd`).
     version: AtomicU64,
+    /// Moved to shared memory (`share_memory_()`, PyTorch's
+    /// `is_shared()`): every thread here sees the same bytes anyway.
+    shared: AtomicBool,
 }
 
 /// Host memory (pageable, or page-locked), a block of a simulated device's
@@ -263,6 +266,7 @@ impl Tensor {
                 },
                 watch: Watch::new(false),
                 version: AtomicU64::new(0),
+                shared: AtomicBool::new(false),
             }),
             shape,
             offset: 0,
@@ -291,6 +295,7 @@ impl Tensor {
                 },
                 watch: Watch::new(false),
                 version: AtomicU64::new(0),
+                shared: AtomicBool::new(false),
             }),
             shape,
             offset: 0,
@@ -542,6 +547,7 @@ impl Tensor {
                 place: Place::Driver(bytes),
                 watch: Watch::new(true),
                 version: AtomicU64::new(0),
+                shared: AtomicBool::new(false),
             }),
             shape,
             offset: 0,
@@ -665,6 +671,7 @@ impl Tensor {
                 },
                 watch: Watch::new(true),
                 version: AtomicU64::new(self.version()),
+                shared: AtomicBool::new(false),
             }),
             strides: contiguous_strides(&self.shape),
             offset: 0,
@@ -674,6 +681,21 @@ impl Tensor {
 
     pub fn is_pinned(&self) -> bool {
         self.memory().is_some_and(Memory::is_pinned)
+    }
+
+    /// PyTorch's `is_shared()`: CUDA memory always is (other processes
+    /// reach it through IPC handles), host memory once `share_memory_()`
+    /// moved it.
+    pub fn is_shared(&self) -> bool {
+        self.device.is_cuda() || self.storage.shared.load(Ordering::Relaxed)
+    }
+
+    /// `share_memory_()`: this host tensor's memory is shared memory from
+    /// now on (a no-op for CUDA memory, as PyTorch's).
+    pub fn share_memory(&self) {
+        if !self.device.is_cuda() {
+            self.storage.shared.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Page-locks this pinned host tensor's memory in place with `driver`
@@ -827,6 +849,16 @@ impl Tensor {
     pub fn with_own_version(&self) -> Tensor {
         let mut t = self.alias();
         t.own_version = Some(Arc::new(AtomicU64::new(0)));
+        t
+    }
+
+    /// The same elements, with a version counter of its own starting where
+    /// this one's is: a child process's copy of a tensor (its in-place
+    /// changes are counted apart from the parent's, as in PyTorch, where
+    /// each process's tensor has its own counter over shared memory).
+    pub fn with_version_copy(&self) -> Tensor {
+        let mut t = self.alias();
+        t.own_version = Some(Arc::new(AtomicU64::new(self.version())));
         t
     }
 

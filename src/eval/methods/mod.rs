@@ -454,6 +454,11 @@ static MEMBERS: &[(&str, Member)] = {
         ("nbytes", TensorProperty(tensor::nbytes)),
         ("T", TensorProperty(|t| Ok(Value::tensor(t.t())))),
         ("is_pinned", TensorProperty(tensor::is_pinned)),
+        (
+            "is_shared",
+            TensorProperty(|t| Ok(Value::bool(t.is_shared()))),
+        ),
+        ("share_memory_", TensorMethod(tensor::share_memory_)),
         ("data", TensorProperty(tensor::data)),
         ("mT", TensorProperty(shape::matrix_transpose)),
         ("wait", StreamMethod(stream::wait)),
@@ -594,6 +599,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("eval", ModuleMethod(module::train)),
         ("zero_grad", ModuleMethod(module::zero_grad)),
         ("requires_grad_", ModuleMethod(module::requires_grad_)),
+        ("share_memory", ModuleMethod(module::share_memory)),
         (
             "flatten_parameters",
             ModuleMethod(module::flatten_parameters),

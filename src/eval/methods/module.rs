@@ -665,6 +665,19 @@ pub(super) fn requires_grad_(_: &mut Interp, _: &'static str, m: &ModuleRef, b: 
     Ok(Value::Module(Arc::clone(m)))
 }
 
+/// `share_memory()`: every parameter and buffer in shared memory
+/// (`Tensor::share_memory`), the module back, as PyTorch's
+/// `_apply(lambda t: t.share_memory_())`.
+pub(super) fn share_memory(_: &mut Interp, _: &'static str, m: &ModuleRef, _: &Bound) -> Out {
+    let named = module::named_parameters(m, true)
+        .into_iter()
+        .chain(module::named_buffers(m, true));
+    for (_, t) in named {
+        t.share_memory();
+    }
+    Ok(Value::Module(Arc::clone(m)))
+}
+
 /// `to(device | dtype)`, `cuda(device)`, `cpu()`, `half()`, `float()`,
 /// `double()`, `bfloat16()`: every parameter and buffer converted, the
 /// module back (PyTorch's `_apply`; floating dtypes only change floating

@@ -365,6 +365,12 @@ pub(super) fn is_pinned(t: &Tensor) -> Result<Value, Error> {
     Ok(Value::bool(t.is_pinned()))
 }
 
+/// `x.share_memory_()`: `x` itself, its memory shared memory from now on.
+pub(super) fn share_memory_(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bound) -> Out {
+    t.share_memory();
+    Ok(Value::Tensor(Arc::clone(t)))
+}
+
 pub(super) fn nbytes(t: &Tensor) -> Result<Value, Error> {
     Ok(Value::Int(t.nbytes() as i64))
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 const MODULES: &[(&str, &str)] = &[
     ("logging", include_str!("logging.py")),
+    ("multiprocessing", include_str!("multiprocessing.py")),
     ("inspect", include_str!("inspect.py")),
     ("contextlib", include_str!("contextlib.py")),
     ("functools", include_str!("functools.py")),
@@ -170,6 +171,27 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "index_add", "torch._sorting"),
     ("torch", "layout", "torch._layout"),
     ("torch", "vmap", "torch.func"),
+    ("torch.multiprocessing", "Process", "multiprocessing"),
+    (
+        "torch.multiprocessing",
+        "set_start_method",
+        "multiprocessing",
+    ),
+    (
+        "torch.multiprocessing",
+        "get_start_method",
+        "multiprocessing",
+    ),
+    (
+        "torch.multiprocessing",
+        "get_all_start_methods",
+        "multiprocessing",
+    ),
+    (
+        "torch.multiprocessing",
+        "active_children",
+        "multiprocessing",
+    ),
     (
         "torch.backends.cudnn",
         "flags",

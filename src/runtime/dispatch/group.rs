@@ -162,8 +162,26 @@ impl Runtime {
             Some(m) => (Arc::clone(&m.world), m.me),
             None => unreachable!("set above"),
         };
-        let size = size.unwrap_or(world.size as i64);
-        let rank = rank.unwrap_or(me as i64);
+        // A process `Process` started says its rank and the group's size
+        // (or env://'s RANK and WORLD_SIZE say them).
+        let (size, rank) = match world.open {
+            true => {
+                let need = |v: Option<i64>, name: &str| {
+                    v.ok_or_else(|| {
+                        Error::value_help(
+                            format!(
+                                "Error initializing torch.distributed using env:// rendezvous: \
+                                 environment variable {name} expected, but not set"
+                            ),
+                            "a process that Process started passes its rank and the group's \
+                             size: `init_process_group(backend, rank=rank, world_size=n)`",
+                        )
+                    })
+                };
+                (need(size, "WORLD_SIZE")?, need(rank, "RANK")?)
+            }
+            false => (size.unwrap_or(world.size as i64), rank.unwrap_or(me as i64)),
+        };
         if size < 1 {
             return Err(Error::value(format!(
                 "world_size is a count of ranks (1 or more), not {size}"
@@ -179,7 +197,7 @@ impl Runtime {
             ));
         }
         let (rank, size) = (rank as usize, size as usize);
-        if size > world.size {
+        if !world.open && size > world.size {
             return Err(distributed(
                 format!(
                     "init_process_group waits for {size} ranks, and only {} can join: {}",

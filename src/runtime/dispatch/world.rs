@@ -26,10 +26,15 @@ use crate::runtime::stream::StreamKey;
 use crate::runtime::timeline::{Item, Lane};
 use crate::runtime::{DType, Device, Tensor};
 
-/// The ranks of one `spawn` (or the session alone, a group of one).
+/// The ranks of one `spawn` (or the session alone, a group of one), or the
+/// processes `torch.multiprocessing.Process` starts (an open world: they
+/// come one `start()` at a time, while the session goes on).
 pub struct World {
-    /// How many ranks were started.
+    /// How many ranks were started (an open world: none yet, see `open`).
     pub size: usize,
+    /// Whether ranks come over time (`Process.start()`), so a group's size
+    /// is the ranks' own word, not a count known up front.
+    pub open: bool,
     state: Mutex<State>,
     changed: Condvar,
     interrupt: Arc<AtomicBool>,
@@ -215,6 +220,9 @@ pub struct Done {
 
 struct State {
     ranks: Vec<Where>,
+    /// An open world's session runs (and may start the rank a waiting
+    /// one waits for); it does not while it waits in `Process.join()`.
+    session_runs: bool,
     group: Option<Group>,
     /// The spawn rank of each group rank that joined.
     joined: Vec<Option<usize>>,
@@ -256,25 +264,37 @@ impl State {
     /// No rank runs, and none that waits can go on.
     fn stalled(&self) -> bool {
         let all_joined = !self.joined.is_empty() && self.joined.iter().all(Option::is_some);
-        self.ranks.iter().all(|w| match w {
-            Where::Running => false,
-            Where::Waiting { on, .. } => match on {
-                Awaits::Collective(q) => !self.done.contains_key(q),
-                Awaits::Join => !all_joined,
-                Awaits::Message(s, d, n) => !self.passed.contains_key(&(*s, *d, *n)),
-                Awaits::CommInit => !self.comm_ready(),
-            },
-            Where::Returned | Where::Failed => true,
-        })
+        !self.session_runs
+            && self.ranks.iter().all(|w| match w {
+                Where::Running => false,
+                Where::Waiting { on, .. } => match on {
+                    Awaits::Collective(q) => !self.done.contains_key(q),
+                    Awaits::Join => !all_joined,
+                    Awaits::Message(s, d, n) => !self.passed.contains_key(&(*s, *d, *n)),
+                    Awaits::CommInit => !self.comm_ready(),
+                },
+                Where::Returned | Where::Failed => true,
+            })
     }
 }
 
 impl World {
     pub fn new(size: usize, interrupt: Arc<AtomicBool>) -> Arc<World> {
-        Arc::new(World {
+        Arc::new(World::made(size, false, interrupt))
+    }
+
+    /// An open world: no rank yet; `add_rank` adds one per started process.
+    pub fn open(interrupt: Arc<AtomicBool>) -> Arc<World> {
+        Arc::new(World::made(0, true, interrupt))
+    }
+
+    fn made(size: usize, open: bool, interrupt: Arc<AtomicBool>) -> World {
+        World {
             size,
+            open,
             state: Mutex::new(State {
                 ranks: vec![Where::Running; size],
+                session_runs: open,
                 group: None,
                 joined: Vec::new(),
                 posts: BTreeMap::new(),
@@ -288,7 +308,30 @@ impl World {
             }),
             changed: Condvar::new(),
             interrupt,
-        })
+        }
+    }
+
+    /// A rank of an open world, running: its number.
+    pub fn add_rank(&self) -> usize {
+        let mut s = self.state();
+        s.ranks.push(Where::Running);
+        self.changed.notify_all();
+        s.ranks.len() - 1
+    }
+
+    /// Whether a rank of this world still runs or waits.
+    pub fn live(&self) -> bool {
+        self.state()
+            .ranks
+            .iter()
+            .any(|w| matches!(w, Where::Running | Where::Waiting { .. }))
+    }
+
+    /// An open world's session waits in `Process.join()` (or goes on): while
+    /// it waits, ranks that all wait for each other are stalled.
+    pub fn session_waits(&self, waits: bool) {
+        self.state().session_runs = !waits;
+        self.changed.notify_all();
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -603,6 +646,19 @@ impl World {
                 Where::Failed => format!("  {who}: raised an error"),
                 Where::Running => format!("  {who}: running"),
             });
+        }
+        if self.open {
+            lines.push("  the main process: waits in join()".to_string());
+            return distributed(
+                format!(
+                    "the processes wait for each other and none can go on (PyTorch would hang \
+                     here until its timeout):\n{}",
+                    lines.join("\n")
+                ),
+                "start every process of the group before joining one (`p.start()` for each, \
+                 then `p.join()` for each), and have every rank call the same collectives in \
+                 the same order",
+            );
         }
         distributed(
             format!(
