@@ -60,6 +60,96 @@ spawn(work, args=[3], nprocs=3)
     }
 }
 
+/// The collectives with a root rank on CUDA tensors over "nccl" (PyTorch's
+/// `reduce`, `gather`, `scatter`), `product`, and messages that do not wait
+/// (`isend`/`irecv`) passed round the ring as the distributed tutorial's
+/// ring all-reduce passes them; the same on the host over "gloo".
+#[test]
+fn rooted_collectives_and_messages_that_do_not_wait() {
+    let src = "
+fn work(rank, n, backend) {
+  init_process_group(backend, rank=rank, world_size=n)
+  dev = cpu
+  if backend == \"nccl\" {
+    set_device(rank)
+    dev = cuda
+  }
+  g = new_group([0, 1, 2])
+  r = full([2], rank + 2.0, device=dev)
+  reduce(r, dst=1, op=\"product\", group=g)
+  parts = none
+  if rank == 2 { parts = [full([2], 10.0 * k, device=dev) for k in range(n)] }
+  s = zeros(2, device=dev)
+  dist_scatter(s, parts, src=2)
+  got = none
+  if rank == 0 { got = [zeros(2, device=dev) for k in range(n)] }
+  dist_gather(s + rank, got, dst=0)
+  right = (rank + 1) % n
+  left = (rank + n - 1) % n
+  box = zeros(1, device=dev)
+  w = isend(full([1], rank * 1.0, device=dev), right)
+  h = irecv(box, left)
+  h.wait()
+  w.wait()
+  shown = none
+  if rank == 0 { shown = [x.tolist() for x in got] }
+  print(rank, r.tolist(), s.tolist(), box.item(), w.is_completed(), shown)
+  destroy_process_group()
+}
+for backend in [\"nccl\", \"gloo\"] {
+  spawn(work, args=(3, backend), nprocs=3)
+}
+";
+    for backend in BACKENDS {
+        let mut s = session(backend, 3);
+        let out = ok_in(&mut s, src);
+        let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with(">>>")).collect();
+        let want = [
+            "0 [2.0, 2.0] [0.0, 0.0] 2.0 True [[0.0, 0.0], [11.0, 11.0], [22.0, 22.0]]",
+            "1 [24.0, 24.0] [10.0, 10.0] 0.0 True None",
+            "2 [4.0, 4.0] [20.0, 20.0] 1.0 True None",
+        ];
+        for w in want {
+            let n = lines.iter().filter(|l| **l == w).count();
+            assert_eq!(n, 2, "{backend:?}: {w}\n{out}");
+        }
+    }
+}
+
+/// A rank that passes `gather_list` where it is not the destination (or
+/// none where it is) gets PyTorch's error; a group of some of the ranks is
+/// refused, saying so.
+#[test]
+fn rooted_collectives_check_their_lists_and_groups_are_the_world() {
+    let src = "
+fn work(rank, n) {
+  init_process_group(\"gloo\", rank=rank, world_size=n)
+  dist_gather(ones(1), [zeros(1), zeros(1)], dst=0)
+}
+spawn(work, args=[2], nprocs=2)
+";
+    let mut s = session(BackendChoice::Sim, 2);
+    let (_, err) = err_in(&mut s, src);
+    assert!(
+        err.contains("Argument ``gather_list`` must NOT be specified on non-destination ranks."),
+        "{err}"
+    );
+    let src = "
+fn work(rank, n) {
+  init_process_group(\"gloo\", rank=rank, world_size=n)
+  new_group([0])
+}
+spawn(work, args=[2], nprocs=2)
+";
+    let (_, err) = err_in(&mut s, src);
+    assert!(
+        err.contains(
+            "cudash's process groups are the whole world: new_group([0]) names 1 of the 2 ranks"
+        ),
+        "{err}"
+    );
+}
+
 /// `gloo` reduces CPU tensors; outside `spawn` the session is a group of one.
 #[test]
 fn gloo_reduces_cpu_tensors_and_the_session_is_a_group_of_one() {

@@ -26,6 +26,7 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Stmt;
 use crate::lang::Span;
 use crate::runtime::alloc::history::OwnFrame;
+use crate::runtime::dispatch::collective::RedOp;
 use crate::runtime::dispatch::group::Work;
 use crate::runtime::dispatch::world::{Collective, World};
 use crate::runtime::dispatch::Runtime;
@@ -514,6 +515,7 @@ pub(super) fn init_process_group(me: &mut Interp, _: &'static str, b: &Bound) ->
 /// `destroy_process_group()`, `barrier()`.
 pub(super) fn group_query(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
+    group_arg(me, b)?;
     Ok(match name {
         "get_rank" => Value::Int(me.rt.process_group().map_err(at)?.0 as i64),
         "get_world_size" => Value::Int(me.rt.process_group().map_err(at)?.1 as i64),
@@ -532,11 +534,13 @@ pub(super) fn group_query(me: &mut Interp, name: &'static str, b: &Bound) -> Out
     })
 }
 
-/// `send(tensor, dst)` and `recv(tensor, src)`.
+/// `send(tensor, dst)` and `recv(tensor, src)`; `isend` and `irecv`
+/// post theirs and give a work handle that waits for it.
 pub(super) fn send_recv(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let t = b.tensor("tensor")?;
+    group_arg(me, b)?;
     let (key, sending) = match name {
-        "send" => ("dst", true),
+        "send" | "isend" => ("dst", true),
         _ => ("src", false),
     };
     let peer = b.int(key)?.ok_or_else(|| {
@@ -546,6 +550,17 @@ pub(super) fn send_recv(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
         return Err(Error::value(format!("a rank is 0 or more, not {peer}")).at(b.span_of(key)));
     }
     let line = me.line_of(b.span);
+    if name.starts_with('i') {
+        let pending = me
+            .rt
+            .post_message(sending, &t, peer as usize, line)
+            .map_err(|e| e.at(b.span))?;
+        return Ok(Value::Work(Arc::new(Work {
+            event: None,
+            device: t.device(),
+            message: pending,
+        })));
+    }
     me.rt
         .send_recv(sending, &t, peer as usize, line)
         .map_err(|e| e.at(b.span))?;
@@ -561,6 +576,7 @@ pub(super) fn collective(
     outputs: &[Arc<Tensor>],
     b: &Bound,
 ) -> Out {
+    group_arg(me, b)?;
     let async_op = b.bool("async_op", false)?;
     let line = me.line_of(b.span);
     let event = me
@@ -571,6 +587,7 @@ pub(super) fn collective(
         true => Value::Work(Arc::new(Work {
             event,
             device: tensor.device(),
+            message: None,
         })),
         false => Value::None,
     })
@@ -579,6 +596,16 @@ pub(super) fn collective(
 /// `work.wait()`, `work.is_completed()`.
 pub(super) fn work_method(me: &mut Interp, name: &'static str, w: &Arc<Work>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
+    // An isend or irecv: done once its other side has come.
+    if let Some(m) = &w.message {
+        return match name {
+            "is_completed" => Ok(Value::bool(m.passed())),
+            _ => {
+                me.rt.finish_message(m).map_err(at)?;
+                Ok(Value::bool(true))
+            }
+        };
+    }
     // A gloo collective's work is done when the call returns.
     let Some(e) = &w.event else {
         return Ok(Value::bool(true));
@@ -594,4 +621,184 @@ pub(super) fn work_method(me: &mut Interp, name: &'static str, w: &Arc<Work>, b:
             Ok(Value::bool(true))
         }
     }
+}
+
+/// `group=`: none (the world), or a group `new_group` made (whose ranks
+/// are the world's: the only groups cudash makes).
+pub(super) fn group_arg(_: &mut Interp, b: &Bound) -> Result<(), Diagnostic> {
+    match b.given("group") {
+        None | Some((Value::None, _)) => Ok(()),
+        Some((Value::Object(o), _))
+            if Arc::ptr_eq(&o.class, &super::value::process_group_class()) =>
+        {
+            Ok(())
+        }
+        Some((other, span)) => Err(Error::wrong_type(
+            "`group`",
+            "a process group (`dist.new_group(ranks)`) or None (the world)",
+            other.type_name(),
+        )
+        .at(*span)),
+    }
+}
+
+/// `new_group(ranks=None)`: a group of every rank of the world (PyTorch's
+/// subgroups of some of the ranks are not in cudash).
+pub(super) fn new_group(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (_, size) = me.rt.process_group().map_err(|e| e.at(b.span))?;
+    let ranks: Vec<i64> = match b.given("ranks") {
+        None | Some((Value::None, _)) => (0..size as i64).collect(),
+        Some((v, span)) => {
+            // `[0, 1]` in cudash's language is a tensor of ints.
+            let listed = match v {
+                Value::Tensor(t) if t.ndim() == 1 && t.dtype().is_int() => Some(Arc::new(
+                    t.to_vec::<i64>()
+                        .into_iter()
+                        .map(Value::Int)
+                        .collect::<Vec<_>>(),
+                )),
+                _ => v.items(),
+            };
+            let items = listed.ok_or_else(|| {
+                Error::wrong_type("`ranks`", "a list of ranks", v.type_name()).at(*span)
+            })?;
+            let mut ranks = Vec::with_capacity(items.len());
+            for x in items.iter() {
+                match x {
+                    Value::Int(r) => ranks.push(*r),
+                    other => {
+                        return Err(Error::wrong_type(
+                            "an element of `ranks`",
+                            "a rank (an int)",
+                            other.type_name(),
+                        )
+                        .at(*span))
+                    }
+                }
+            }
+            ranks.sort_unstable();
+            ranks.dedup();
+            if ranks != (0..size as i64).collect::<Vec<_>>() {
+                return Err(Error::NotAvailable {
+                    message: format!(
+                        "cudash's process groups are the whole world: new_group({ranks:?}) \
+                         names {} of the {size} ranks",
+                        ranks.len()
+                    ),
+                    help: "pass every rank (`new_group(list(range(world_size)))`) or use the \
+                           default group (`group=None`); subgroups of some ranks are not in \
+                           cudash"
+                        .into(),
+                }
+                .at(*span));
+            }
+            ranks
+        }
+    };
+    let o = super::value::Object::new(super::value::process_group_class());
+    o.set(
+        "ranks",
+        Value::List(Arc::new(ranks.into_iter().map(Value::Int).collect())),
+    );
+    Ok(Value::Object(Arc::new(o)))
+}
+
+/// `reduce(tensor, dst, op)`, `gather(tensor, gather_list, dst)` and
+/// `scatter(tensor, scatter_list, src)`: collectives with a root rank.
+pub(super) fn rooted(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
+    let t = b.tensor("tensor")?;
+    group_arg(me, b)?;
+    let (root_key, list_key) = match name {
+        "reduce" => ("dst", None),
+        "dist_gather" => ("dst", Some("gather_list")),
+        _ => ("src", Some("scatter_list")),
+    };
+    let root = match b.int(root_key)? {
+        Some(r) if r >= 0 => r as usize,
+        Some(r) => {
+            return Err(
+                Error::value(format!("{root_key} is a rank, not {r}")).at(b.span_of(root_key))
+            )
+        }
+        // PyTorch's gather and scatter default to rank 0; reduce needs it.
+        None if name != "reduce" => 0,
+        None => {
+            return Err(
+                Error::value("reduce() needs the rank that gets the result: `dst=`").at(b.span),
+            )
+        }
+    };
+    let rank = me.rt.process_group().map_err(|e| e.at(b.span))?.0;
+    let mut list = Vec::new();
+    if let Some(key) = list_key {
+        let given = b.given(key).filter(|(v, _)| !matches!(v, Value::None));
+        let (what, role) = match name {
+            "dist_gather" => ("destination", "dst"),
+            _ => ("source", "src"),
+        };
+        match (given, rank == root) {
+            (None, true) => {
+                return Err(Error::value(format!(
+                    "Argument ``{key}`` must be specified on {what} rank."
+                ))
+                .at(b.span))
+            }
+            (Some((_, span)), false) => {
+                return Err(Error::value_help(
+                    format!("Argument ``{key}`` must NOT be specified on non-{what} ranks."),
+                    format!("pass `{key}` only where rank == {role}, None elsewhere"),
+                )
+                .at(*span))
+            }
+            (Some((v, span)), true) => {
+                let items = v.items().ok_or_else(|| {
+                    Error::wrong_type(&format!("`{key}`"), "a list of tensors", v.type_name())
+                        .at(*span)
+                })?;
+                for x in items.iter() {
+                    list.push(super::args::to_tensor(x).ok_or_else(|| {
+                        Error::wrong_type(
+                            &format!("an element of `{key}`"),
+                            "a tensor",
+                            x.type_name(),
+                        )
+                        .at(*span)
+                    })?);
+                }
+            }
+            (None, false) => {}
+        }
+    }
+    let op = match name {
+        "reduce" => Collective::Reduce {
+            dst: root,
+            op: red_op(b)?,
+        },
+        "dist_gather" => Collective::Gather { dst: root },
+        _ => Collective::Scatter { src: root },
+    };
+    collective(me, op, &t, &list, b)
+}
+
+/// `op=`: one of NCCL's reductions, by name.
+pub(crate) fn red_op(b: &Bound) -> Result<RedOp, Diagnostic> {
+    let Some((v, span)) = b.given("op") else {
+        return Ok(RedOp::Sum);
+    };
+    let name = match v {
+        Value::Str(s) => s.to_lowercase(),
+        other => {
+            return Err(Error::wrong_type("`op`", "a string", other.type_name()).at(*span));
+        }
+    };
+    RedOp::from_name(&name).ok_or_else(|| {
+        Error::value_help(
+            format!("there is no reduction `{name}`"),
+            format!(
+                "op is one of {}",
+                RedOp::NAMES.map(|n| format!("\"{n}\"")).join(", ")
+            ),
+        )
+        .at(*span)
+    })
 }

@@ -1258,6 +1258,8 @@ const RENAMED: &[(&str, &str)] = &[
     ("torch.linalg.norm", "linalg_norm"),
     ("torch.linalg.matmul", "matmul"),
     ("torch.linalg.vector_norm", "vector_norm"),
+    ("torch.distributed.gather", "dist_gather"),
+    ("torch.distributed.scatter", "dist_scatter"),
 ];
 
 /// `torch.use_deterministic_algorithms(mode)`, read back by
@@ -1616,7 +1618,9 @@ fn constant(full: &str) -> Option<Value> {
             Some(Value::Float(Word::new(x)))
         }
         "torch.distributed.ReduceOp" => match name {
-            "SUM" | "AVG" | "MAX" | "MIN" => Some(Value::Str(Arc::new(name.to_lowercase()))),
+            "SUM" | "AVG" | "MAX" | "MIN" | "PRODUCT" => {
+                Some(Value::Str(Arc::new(name.to_lowercase())))
+            }
             _ => None,
         },
         // `sys.stdout`, `sys.stderr`: files whose writes are the program's output.

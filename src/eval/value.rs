@@ -1272,6 +1272,13 @@ pub struct OwnModule {
     pub table: u64,
 }
 
+/// The class of what `torch.distributed.new_group` returns: a plain object
+/// holding its `ranks` (cudash's groups are the whole world's ranks).
+pub fn process_group_class() -> Arc<Class> {
+    static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
+    plain_class(&CLASS, "ProcessGroup")
+}
+
 /// The class of what argparse's `parse_args` returns (`Namespace`): a
 /// plain object whose attributes are the arguments.
 pub fn namespace_class() -> Arc<Class> {

@@ -9,7 +9,7 @@ use super::super::{Interp, Value};
 use super::devices::device_list;
 use crate::error::{Diagnostic, Error};
 use crate::eval::distributed;
-use crate::runtime::dispatch::collective::{Misfit, RedOp};
+use crate::runtime::dispatch::collective::Misfit;
 use crate::runtime::dispatch::world::Collective;
 use crate::runtime::Tensor;
 use crate::vocab::Span;
@@ -18,11 +18,11 @@ use crate::vocab::Span;
 /// tensor: the process group's (`torch.distributed.all_reduce`).
 pub(super) fn all_reduce(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     if let Some((Value::Tensor(t), _)) = b.get("tensors") {
-        let op = Collective::AllReduce(red_op(b)?);
+        let op = Collective::AllReduce(distributed::red_op(b)?);
         return distributed::collective(me, op, t, &[], b);
     }
     let (ts, spans) = tensors(b)?;
-    let op = red_op(b)?;
+    let op = distributed::red_op(b)?;
     let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
     me.rt
         .all_reduce(&refs, op)
@@ -37,7 +37,7 @@ pub(super) fn reduce_scatter(
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
     if let Some((Value::Tensor(out), _)) = b.get("tensors") {
-        let op = Collective::ReduceScatter(red_op(b)?);
+        let op = Collective::ReduceScatter(distributed::red_op(b)?);
         let inputs = match b.given("input_list") {
             Some((v, span)) => v
                 .items()
@@ -67,7 +67,7 @@ pub(super) fn reduce_scatter(
         return distributed::collective(me, op, out, &inputs, b);
     }
     let (ts, spans) = tensors(b)?;
-    let op = red_op(b)?;
+    let op = distributed::red_op(b)?;
     let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
     let outs = me
         .rt
@@ -141,29 +141,6 @@ fn tensors(b: &Bound) -> Result<(Vec<Arc<Tensor>>, Vec<Span>), Diagnostic> {
         spans.push(s);
     }
     Ok((ts, spans))
-}
-
-/// `op=`: one of NCCL's reductions, by name.
-pub(crate) fn red_op(b: &Bound) -> Result<RedOp, Diagnostic> {
-    let Some((v, span)) = b.given("op") else {
-        return Ok(RedOp::Sum);
-    };
-    let name = match v {
-        Value::Str(s) => s.to_lowercase(),
-        other => {
-            return Err(Error::wrong_type("`op`", "a string", other.type_name()).at(*span));
-        }
-    };
-    RedOp::from_name(&name).ok_or_else(|| {
-        Error::value_help(
-            format!("there is no reduction `{name}`"),
-            format!(
-                "op is one of {}",
-                RedOp::NAMES.map(|n| format!("\"{n}\"")).join(", ")
-            ),
-        )
-        .at(*span)
-    })
 }
 
 /// A misfit at the element it names, else at the call.

@@ -259,6 +259,12 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("barrier", crate::eval::distributed::group_query),
     ("send", crate::eval::distributed::send_recv),
     ("recv", crate::eval::distributed::send_recv),
+    ("isend", crate::eval::distributed::send_recv),
+    ("irecv", crate::eval::distributed::send_recv),
+    ("new_group", crate::eval::distributed::new_group),
+    ("reduce", crate::eval::distributed::rooted),
+    ("dist_gather", crate::eval::distributed::rooted),
+    ("dist_scatter", crate::eval::distributed::rooted),
     ("empty_cache", memory::empty_cache),
     ("reset_peak", memory::reset_peak),
     (

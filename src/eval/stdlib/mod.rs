@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 const MODULES: &[(&str, &str)] = &[
     ("logging", include_str!("logging.py")),
     ("multiprocessing", include_str!("multiprocessing.py")),
+    ("random._class", include_str!("random_class.py")),
     ("inspect", include_str!("inspect.py")),
     ("contextlib", include_str!("contextlib.py")),
     ("functools", include_str!("functools.py")),
@@ -171,6 +172,7 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "index_add", "torch._sorting"),
     ("torch", "layout", "torch._layout"),
     ("torch", "vmap", "torch.func"),
+    ("random", "Random", "random._class"),
     ("torch.multiprocessing", "Process", "multiprocessing"),
     (
         "torch.multiprocessing",

@@ -336,6 +336,9 @@ fn red_op(op: Reduce, dt: DType) -> c_int {
     match op {
         Reduce::Sum if dt == DType::Bool => 2,
         Reduce::Sum => 0,
+        // On bool, `product` is `min` (logical and), as PyTorch's NCCL group has it.
+        Reduce::Prod if dt == DType::Bool => 3,
+        Reduce::Prod => 1,
         Reduce::Max => 2,
         Reduce::Min => 3,
         Reduce::Avg => 4,

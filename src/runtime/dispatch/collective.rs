@@ -49,10 +49,11 @@ pub enum RedOp {
     Avg,
     Max,
     Min,
+    Product,
 }
 
 impl RedOp {
-    pub const NAMES: [&'static str; 4] = ["sum", "avg", "max", "min"];
+    pub const NAMES: [&'static str; 5] = ["sum", "avg", "max", "min", "product"];
 
     pub fn from_name(name: &str) -> Option<RedOp> {
         match name {
@@ -60,6 +61,7 @@ impl RedOp {
             "avg" => Some(RedOp::Avg),
             "max" => Some(RedOp::Max),
             "min" => Some(RedOp::Min),
+            "product" => Some(RedOp::Product),
             _ => None,
         }
     }
@@ -463,6 +465,7 @@ impl Runtime {
 fn reduction(op: RedOp, dt: DType) -> Result<RedOp, Error> {
     match (dt, op) {
         (DType::Bool, RedOp::Sum) => Ok(RedOp::Max),
+        (DType::Bool, RedOp::Product) => Ok(RedOp::Min),
         (DType::Bool, RedOp::Avg) => Err(Error::dtype(
             "op=\"avg\" cannot average bool tensors",
             Some("use op=\"max\" (any) or op=\"min\" (all), or convert to a number type".into()),
@@ -550,6 +553,7 @@ fn combine(op: RedOp) -> BinaryOp {
         RedOp::Sum | RedOp::Avg => BinaryOp::Add,
         RedOp::Max => BinaryOp::Maximum,
         RedOp::Min => BinaryOp::Minimum,
+        RedOp::Product => BinaryOp::Mul,
     }
 }
 

@@ -80,10 +80,30 @@ impl Member {
 }
 
 /// What a collective with `async_op=true` returns (PyTorch's `Work`):
-/// `wait()` makes the current stream wait for its event.
+/// `wait()` makes the current stream wait for its event. An `isend` or
+/// `irecv` not yet met by its other side holds its message instead.
 pub struct Work {
     pub event: Option<Arc<Event>>,
     pub device: Device,
+    pub message: Option<PendingMessage>,
+}
+
+/// A message one side has posted (`isend`, `irecv`) and the other not yet.
+pub struct PendingMessage {
+    world: Arc<World>,
+    me: usize,
+    key: (usize, usize, u64),
+    what: String,
+    line: Option<u32>,
+    stream: Option<StreamKey>,
+    device: Device,
+}
+
+impl PendingMessage {
+    /// Whether the other side has come and the message has passed.
+    pub fn passed(&self) -> bool {
+        self.world.has_passed(self.key)
+    }
 }
 
 impl std::fmt::Debug for Work {
@@ -327,7 +347,7 @@ impl Runtime {
     ) -> Result<Option<Arc<Event>>, Error> {
         let (rank, size, backend) = self.process_group_backend()?;
         if let Some(t) = tensor {
-            self.check_participant(t, backend, op, outputs, size)?;
+            self.check_participant(t, backend, op, outputs, (rank, size))?;
         }
         let device = match tensor.map(|t| t.device()) {
             Some(Device::Cuda(d)) => Some(d),
@@ -416,6 +436,22 @@ impl Runtime {
         peer: usize,
         line: Option<u32>,
     ) -> Result<(), Error> {
+        match self.post_message(sending, t, peer, line)? {
+            Some(pending) => self.finish_message(&pending),
+            None => Ok(()),
+        }
+    }
+
+    /// `isend(t, dst)` / `irecv(t, src)`: the message posted, and the
+    /// rank goes on; what it gives back `wait()`s for it (`finish_message`).
+    /// None when the other side had posted already, so it has passed.
+    pub fn post_message(
+        &mut self,
+        sending: bool,
+        t: &Arc<Tensor>,
+        peer: usize,
+        line: Option<u32>,
+    ) -> Result<Option<PendingMessage>, Error> {
         let (rank, size, backend) = self.process_group_backend()?;
         let (what, other) = match sending {
             true => ("send", "destination"),
@@ -476,24 +512,43 @@ impl Runtime {
         };
         let world = Arc::clone(&self.dist.as_ref().expect("joined").world);
         let me = self.dist.as_ref().map_or(0, |m| m.me);
+        let pending = PendingMessage {
+            world: Arc::clone(&world),
+            me,
+            key,
+            what: format!(
+                "{what} #{} ({}{}) {} rank {peer}",
+                n + 1,
+                t.dtype(),
+                crate::runtime::shape::fmt_shape(t.shape()),
+                if sending { "to" } else { "from" }
+            ),
+            line,
+            stream,
+            device: t.device(),
+        };
         match world.post_message(key, sending, side)? {
             Some((send, recv)) => {
                 let r = self.pass_message(&send, &recv);
                 world.passed(key, r.clone());
-                r?
+                r?;
+                self.message_done(&pending)?;
+                Ok(None)
             }
-            None => {
-                let desc = format!(
-                    "{what} #{} ({}{}) {} rank {peer}",
-                    n + 1,
-                    t.dtype(),
-                    crate::runtime::shape::fmt_shape(t.shape()),
-                    if sending { "to" } else { "from" }
-                );
-                world.wait_message(me, key, desc, line)?
-            }
+            None => Ok(Some(pending)),
         }
-        if let (Some(comm), Device::Cuda(d)) = (stream, t.device()) {
+    }
+
+    /// Waits until a message this rank posted has passed (the other side
+    /// passes it when it posts its own); then, on a device, the current
+    /// stream waits for it.
+    pub fn finish_message(&mut self, p: &PendingMessage) -> Result<(), Error> {
+        p.world.wait_message(p.me, p.key, p.what.clone(), p.line)?;
+        self.message_done(p)
+    }
+
+    fn message_done(&mut self, p: &PendingMessage) -> Result<(), Error> {
+        if let (Some(comm), Device::Cuda(d)) = (p.stream, p.device) {
             let event = Arc::new(Event::default());
             self.record(&event, comm)?;
             self.wait_event(self.stream_on(d), &event)?;
@@ -567,7 +622,7 @@ impl Runtime {
         backend: Backend,
         op: Collective,
         outputs: &[Arc<Tensor>],
-        size: usize,
+        (rank, size): (usize, usize),
     ) -> Result<(), Error> {
         if backend == Backend::Nccl && !t.device().is_cuda() {
             return Err(distributed(
@@ -627,12 +682,55 @@ impl Runtime {
                     self.check_write(o)?;
                 }
             }
+            Collective::Reduce { .. } => self.check_write(t)?,
+            Collective::Gather { dst: root } | Collective::Scatter { src: root } => {
+                let (name, list) = match op {
+                    Collective::Gather { .. } => ("gather", "gather_list"),
+                    _ => ("scatter", "scatter_list"),
+                };
+                if let Collective::Scatter { .. } = op {
+                    self.check_write(t)?;
+                }
+                let wanted = if rank == root { size } else { 0 };
+                if outputs.len() != wanted {
+                    return Err(Error::value(match wanted {
+                        0 => format!(
+                            "{name}'s {list} is rank {root}'s alone, and rank {rank} passes one"
+                        ),
+                        _ => format!(
+                            "{name}'s {list} holds {} tensors, and the world size is {size}",
+                            outputs.len()
+                        ),
+                    }));
+                }
+                for o in outputs {
+                    if o.shape() != t.shape() || o.dtype() != t.dtype() || o.device() != t.device()
+                    {
+                        return Err(Error::value_help(
+                            format!(
+                                "{name}'s {list} must hold tensors like the rank's own: one \
+                                 shape, dtype and device"
+                            ),
+                            "make them with `[torch.zeros_like(t) for _ in range(world_size)]`",
+                        ));
+                    }
+                    if let Collective::Gather { .. } = op {
+                        self.check_write(o)?;
+                    }
+                }
+            }
             Collective::Barrier => {}
         }
-        if let Collective::Broadcast { src } = op {
-            if src >= size {
+        let root = match op {
+            Collective::Broadcast { src } | Collective::Scatter { src } => Some(("src", src)),
+            Collective::Reduce { dst, .. } | Collective::Gather { dst } => Some(("dst", dst)),
+            _ => None,
+        };
+        if let Some((which, r)) = root {
+            if r >= size {
                 return Err(Error::value(format!(
-                    "broadcast's src is rank {src}, and the ranks are 0 to {}",
+                    "{}'s {which} is rank {r}, and the ranks are 0 to {}",
+                    op.name(),
                     size - 1
                 )));
             }
@@ -758,6 +856,23 @@ impl Runtime {
                 }
                 Ok(())
             }
+            Collective::Reduce { dst, op } => {
+                let out = self.reduce_to(ts, dst, op).map_err(misfit)?;
+                self.assign(ts[dst], &out)
+            }
+            // PyTorch's NCCL group does these with NCCL's sends and receives.
+            Collective::Gather { dst } => {
+                for (o, t) in posts[dst].outputs.iter().zip(ts) {
+                    self.assign(o, t)?;
+                }
+                Ok(())
+            }
+            Collective::Scatter { src } => {
+                for (t, part) in ts.iter().zip(&posts[src].outputs) {
+                    self.assign(t, part)?;
+                }
+                Ok(())
+            }
             Collective::Barrier => Ok(()),
         }
     }
@@ -794,6 +909,27 @@ impl Runtime {
                     let refs: Vec<&Tensor> = copies.iter().collect();
                     reduce_on_host(&refs, op)?;
                     crate::runtime::ops::index::assign(t, &copies[0])?;
+                }
+                Ok(())
+            }
+            Collective::Reduce { dst, op } => {
+                let copies: Vec<Tensor> = ts
+                    .iter()
+                    .map(|x| Tensor::new(x.contiguous_buffer(), x.shape().to_vec(), x.device()))
+                    .collect();
+                let refs: Vec<&Tensor> = copies.iter().collect();
+                reduce_on_host(&refs, op)?;
+                crate::runtime::ops::index::assign(ts[dst], &copies[0])
+            }
+            Collective::Gather { dst } => {
+                for (o, t) in posts[dst].outputs.iter().zip(ts) {
+                    crate::runtime::ops::index::assign(o, t)?;
+                }
+                Ok(())
+            }
+            Collective::Scatter { src } => {
+                for (t, part) in ts.iter().zip(&posts[src].outputs) {
+                    crate::runtime::ops::index::assign(t, part)?;
                 }
                 Ok(())
             }

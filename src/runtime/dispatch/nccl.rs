@@ -203,5 +203,6 @@ fn reduce(op: RedOp) -> Reduce {
         RedOp::Avg => Reduce::Avg,
         RedOp::Max => Reduce::Max,
         RedOp::Min => Reduce::Min,
+        RedOp::Product => Reduce::Prod,
     }
 }

@@ -125,6 +125,22 @@ pub enum Collective {
     /// `reduce_scatter(output, input_list, op)`: rank r's output is the
     /// reduction over the ranks of their `input_list[r]`.
     ReduceScatter(RedOp),
+    /// `reduce(tensor, dst, op)`: rank `dst`'s tensor becomes the
+    /// reduction of every rank's (NCCL's `ncclReduce`); the others' stay.
+    Reduce {
+        dst: usize,
+        op: RedOp,
+    },
+    /// `gather(tensor, gather_list, dst)`: every rank's tensor copied into
+    /// rank `dst`'s list (its outputs), in rank order.
+    Gather {
+        dst: usize,
+    },
+    /// `scatter(tensor, scatter_list, src)`: rank `src`'s list (its
+    /// outputs) dealt out, item r into rank r's tensor.
+    Scatter {
+        src: usize,
+    },
     Barrier,
 }
 
@@ -135,6 +151,9 @@ impl Collective {
             Collective::Broadcast { .. } => "broadcast",
             Collective::AllGather => "all_gather",
             Collective::ReduceScatter(_) => "reduce_scatter",
+            Collective::Reduce { .. } => "reduce",
+            Collective::Gather { .. } => "gather",
+            Collective::Scatter { .. } => "scatter",
             Collective::Barrier => "barrier",
         }
     }
@@ -145,7 +164,8 @@ pub struct Post {
     pub op: Collective,
     /// The rank's tensor (none for `barrier`).
     pub tensor: Option<Arc<Tensor>>,
-    /// `all_gather`'s output list (`reduce_scatter`'s input list).
+    /// `all_gather`'s output list (`reduce_scatter`'s input list,
+    /// `gather`'s list on its `dst`, `scatter`'s on its `src`).
     pub outputs: Vec<Arc<Tensor>>,
     /// The stream the rank queued it on (a device tensor's).
     pub stream: Option<StreamKey>,
@@ -169,7 +189,14 @@ impl Post {
             Collective::AllReduce(op) | Collective::ReduceScatter(op) => {
                 parts.push(red_name(op).into())
             }
-            Collective::Broadcast { src } => parts.push(format!("src={src}")),
+            Collective::Broadcast { src } | Collective::Scatter { src } => {
+                parts.push(format!("src={src}"))
+            }
+            Collective::Reduce { dst, op } => {
+                parts.push(red_name(op).into());
+                parts.push(format!("dst={dst}"));
+            }
+            Collective::Gather { dst } => parts.push(format!("dst={dst}")),
             _ => {}
         }
         let name = format!("{} #{}", self.op.name(), seq + 1);
@@ -195,6 +222,7 @@ fn red_name(op: RedOp) -> &'static str {
         RedOp::Avg => "avg",
         RedOp::Max => "max",
         RedOp::Min => "min",
+        RedOp::Product => "product",
     }
 }
 
@@ -554,6 +582,11 @@ impl World {
     pub fn passed(&self, key: (usize, usize, u64), r: Result<(), Error>) {
         self.state().passed.insert(key, r);
         self.changed.notify_all();
+    }
+
+    /// Whether message `key` has passed (or failed).
+    pub fn has_passed(&self, key: (usize, usize, u64)) -> bool {
+        self.state().passed.contains_key(&key)
     }
 
     /// Rank `me` waits until message `key` has passed.

@@ -97,6 +97,7 @@ pub enum Reduce {
     Avg,
     Max,
     Min,
+    Prod,
 }
 
 /// Which collective, as NCCL names them.
