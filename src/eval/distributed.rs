@@ -752,13 +752,13 @@ pub(super) fn rooted(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             }
             (Some((v, span)), true) => {
                 let items = v.items().ok_or_else(|| {
-                    Error::wrong_type(&format!("`{key}`"), "a list of tensors", v.type_name())
+                    Error::wrong_type(format!("`{key}`"), "a list of tensors", v.type_name())
                         .at(*span)
                 })?;
                 for x in items.iter() {
                     list.push(super::args::to_tensor(x).ok_or_else(|| {
                         Error::wrong_type(
-                            &format!("an element of `{key}`"),
+                            format!("an element of `{key}`"),
                             "a tensor",
                             x.type_name(),
                         )
