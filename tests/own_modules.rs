@@ -490,3 +490,64 @@ from PYTHONPATH
     std::fs::remove_dir_all(bare.parent().unwrap()).ok();
     std::fs::remove_dir_all(main.parent().unwrap().parent().unwrap()).ok();
 }
+
+/// A rank of `spawn` and a `Process` read a dataset whose class a module
+/// of the program defines, through DataLoader workers of their own: each
+/// worker runs the module's `__getitem__` with the module's variables
+/// (the worker's copy of the one its process imported), and a module's
+/// function that calls back the program's runs with the program's.
+#[test]
+fn ranks_and_processes_run_a_modules_dataset_in_their_workers() {
+    let main = program(
+        "rank_workers",
+        &[
+            (
+                "main.py",
+                "import torch
+import torch.multiprocessing as mp
+from helpers import Samples, apply
+
+def twice(x):
+    return 2 * x
+
+def work(rank, ds):
+    loader = torch.utils.data.DataLoader(ds, batch_size=2, num_workers=1)
+    print(rank, [b.tolist() for b in loader], apply(twice, len(ds)))
+
+if __name__ == \"__main__\":
+    ds = Samples(4)
+    mp.spawn(work, args=(ds,), nprocs=1)
+    p = mp.Process(target=work, args=(1, ds))
+    p.start()
+    p.join()
+",
+            ),
+            (
+                "helpers.py",
+                "import math as _m
+import torch
+from torch.utils.data import Dataset
+
+SCALE = 3
+
+class Samples(Dataset):
+    def __init__(self, size):
+        self.size = size
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, i):
+        return torch.tensor([_m.sqrt(i) * SCALE])
+
+def apply(f, x):
+    return f(x)
+",
+            ),
+        ],
+    );
+    let (out, err, code) = script(&main, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let want = "[[[0.0], [3.0]], [[4.242640495300293], [5.196152210235596]]] 8";
+    assert_eq!(out, format!("0 {want}\n1 {want}\n"), "{err}");
+}

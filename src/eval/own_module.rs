@@ -472,8 +472,16 @@ impl Interp {
         match known {
             Some(m) => {
                 let here = self.import_own(&m.name, m.path.clone(), span)?;
-                self.module_alias.push((home, here.table));
-                Ok(here.table)
+                // A module a worker adopted is the one its process imported,
+                // under that process's number: the worker's own copy is
+                // the table that number leads to here.
+                let local = self
+                    .module_alias
+                    .iter()
+                    .find(|(h, _)| *h == here.table)
+                    .map_or(here.table, |&(_, l)| l);
+                self.module_alias.push((home, local));
+                Ok(local)
             }
             // No module's table (the session's, seen from a rank or a
             // worker): remembered, so later calls need no look at the
