@@ -232,3 +232,47 @@ if __name__ == "__main__":
     assert!(ok, "{err}");
     assert_eq!(out, "[12.0, 12.0] [0, 0]\n", "{err}");
 }
+
+/// A queue's `get` (a lock's `acquire`) that nothing could ever answer is
+/// an error, where Python would hang; with a timeout it is `queue.Empty`;
+/// an error in a `Pool`'s function is raised in the program.
+#[test]
+fn a_wait_nothing_can_answer_is_an_error_and_a_pools_error_comes_back() {
+    let src = r#"
+import multiprocessing as mp
+import queue
+
+def hold(lock):
+    lock.acquire()
+
+def bad(x):
+    if x == 2:
+        raise KeyError(x)
+    return x
+
+if __name__ == "__main__":
+    q = mp.Queue()
+    try:
+        q.get(timeout=0.01)
+    except queue.Empty:
+        print("Empty")
+    lock = mp.Lock()
+    p = mp.Process(target=hold, args=(lock,))
+    p.start()
+    p.join()
+    print(lock.acquire(block=False))
+    with mp.Pool(2) as pool:
+        try:
+            pool.map(bad, range(4))
+        except KeyError as e:
+            print("KeyError", e)
+    q.get()
+"#;
+    let (out, err, ok) = script_streams("waits", src);
+    assert!(!ok);
+    assert_eq!(out, "Empty\nFalse\nKeyError 2\n", "{err}");
+    assert!(
+        err.contains("get() would wait forever: no process this program started is running"),
+        "{err}"
+    );
+}

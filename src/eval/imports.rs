@@ -625,6 +625,12 @@ static NATIVES: &[Native] = &[
         name: "_cudash.process_alive",
     },
     Native {
+        name: "_cudash.mp_make",
+    },
+    Native {
+        name: "_cudash.mp_call",
+    },
+    Native {
         name: "_cudash.vmap_random_refused",
     },
     Native {
@@ -1861,6 +1867,9 @@ impl Interp {
         }
         if super::processes::NAMES.contains(&f.name) {
             return self.call_processes(f.name, args, span);
+        }
+        if super::mp_objects::NAMES.contains(&f.name) {
+            return self.call_mp_objects(f.name, args, span);
         }
         if f.name.starts_with("pickle.") {
             return super::checkpoint::call_pickle(self, f.name, args, span);

@@ -54,6 +54,7 @@ mod memory;
 mod methods;
 mod module_pickle;
 mod module_unpickle;
+mod mp_objects;
 mod mro;
 mod np_random;
 mod operators;

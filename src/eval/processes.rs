@@ -264,6 +264,14 @@ impl Interp {
         }
     }
 
+    /// Whether a process this interpreter started still runs.
+    pub(super) fn children_run(&self) -> bool {
+        self.processes
+            .started
+            .iter()
+            .any(|p| p.thread.as_ref().is_some_and(|t| !t.is_finished()))
+    }
+
     /// Joins every process started and not joined (a source's end, as
     /// Python joins its children at exit).
     pub fn join_processes(&mut self) {

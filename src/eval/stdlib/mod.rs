@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 const MODULES: &[(&str, &str)] = &[
     ("logging", include_str!("logging.py")),
     ("multiprocessing", include_str!("multiprocessing.py")),
+    ("queue", include_str!("queue.py")),
     ("random._class", include_str!("random_class.py")),
     ("inspect", include_str!("inspect.py")),
     ("contextlib", include_str!("contextlib.py")),
@@ -194,6 +195,14 @@ const MEMBERS: &[(&str, &str, &str)] = &[
         "active_children",
         "multiprocessing",
     ),
+    ("torch.multiprocessing", "Queue", "multiprocessing"),
+    ("torch.multiprocessing", "SimpleQueue", "multiprocessing"),
+    ("torch.multiprocessing", "JoinableQueue", "multiprocessing"),
+    ("torch.multiprocessing", "Lock", "multiprocessing"),
+    ("torch.multiprocessing", "RLock", "multiprocessing"),
+    ("torch.multiprocessing", "Event", "multiprocessing"),
+    ("torch.multiprocessing", "Value", "multiprocessing"),
+    ("torch.multiprocessing", "Pool", "multiprocessing"),
     (
         "torch.backends.cudnn",
         "flags",
