@@ -103,7 +103,10 @@ if __name__ == "__main__":
         err.contains("rank 0: waits in init_process_group at line 8"),
         "{err}"
     );
-    assert!(err.contains("the main process: waits in join()"), "{err}");
+    assert!(
+        err.contains("the main process: waits for them (in join()"),
+        "{err}"
+    );
 }
 
 /// One model passed to each process is trained by all (its parameters

@@ -216,6 +216,25 @@ impl Interp {
         ready: impl Fn(&Kind) -> bool,
     ) -> Result<Waited, Diagnostic> {
         let until = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+        let main = self.pid.is_none() && !self.rt.is_rank();
+        if main && block {
+            self.main_waits(true);
+        }
+        let r = self.wait_loop(shared, (block, until), span, what, ready);
+        if main && block {
+            self.main_waits(false);
+        }
+        r
+    }
+
+    fn wait_loop(
+        &mut self,
+        shared: &Shared,
+        (block, until): (bool, Option<Instant>),
+        span: Span,
+        what: &str,
+        ready: impl Fn(&Kind) -> bool,
+    ) -> Result<Waited, Diagnostic> {
         let interrupt = Arc::clone(&self.hooks.interrupt);
         let mut k = lock(&shared.kind);
         loop {
@@ -228,7 +247,8 @@ impl Interp {
             if interrupt.load(std::sync::atomic::Ordering::Relaxed) {
                 return Err(Error::Interrupted.at(span));
             }
-            if until.is_none() && self.pid.is_none() && !self.rt.is_rank() && !self.children_run() {
+            let main = self.pid.is_none() && !self.rt.is_rank();
+            if until.is_none() && main && !self.children_run() {
                 return Err(Error::value_help(
                     format!(
                         "{what}() would wait forever: no process this program started is \

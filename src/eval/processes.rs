@@ -264,6 +264,15 @@ impl Interp {
         }
     }
 
+    /// The main program waits (in a queue's `get`, a lock's `acquire`) or
+    /// goes on: while it waits, processes that all wait for one another
+    /// are stalled (as while it waits in `join()`).
+    pub(super) fn main_waits(&self, waits: bool) {
+        if let Some(w) = &self.processes.world {
+            w.session_waits(waits);
+        }
+    }
+
     /// Whether a process this interpreter started still runs.
     pub(super) fn children_run(&self) -> bool {
         self.processes

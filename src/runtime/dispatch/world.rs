@@ -681,7 +681,10 @@ impl World {
             });
         }
         if self.open {
-            lines.push("  the main process: waits in join()".to_string());
+            lines.push(
+                "  the main process: waits for them (in join(), a queue's get(), a lock)"
+                    .to_string(),
+            );
             return distributed(
                 format!(
                     "the processes wait for each other and none can go on (PyTorch would hang \
