@@ -454,13 +454,9 @@ pub(super) fn session_memory(vars: &[(String, Value)], args: &[Value]) -> HashSe
 /// parameters and buffers, an instance's attributes, at any depth.
 fn tensors_held(v: &Value, f: &mut dyn FnMut(&Tensor)) {
     fn walk(v: &Value, f: &mut dyn FnMut(&Tensor), seen: &mut HashSet<usize>) {
+        v.each_tensor(f);
         v.any_inside(&mut |x| {
             match x {
-                Value::Tensor(t) => f(t),
-                Value::Sparse(s) => {
-                    f(&s.indices);
-                    f(&s.values);
-                }
                 Value::Module(m) if seen.insert(Arc::as_ptr(m) as *const () as usize) => {
                     let (params, buffers) = crate::nn::parallel::parameters_and_buffers(m);
                     params.iter().chain(&buffers).for_each(|t| f(t));
