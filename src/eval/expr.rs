@@ -247,6 +247,12 @@ impl Interp {
                     |b| Value::Bytes(Arc::new(b)),
                 );
             }
+            // `List[int]`, `Optional[str]` in an expression (`torch.jit.
+            // annotate(List[int], [])`): typing's names are markers here,
+            // and so is what they are subscripted with.
+            Value::Str(text) if text.starts_with("typing.") => {
+                return Ok(Value::Str(Arc::new(format!("{text}[...]"))));
+            }
             // `s[0]`, `s[:30]`: a string's characters.
             Value::Str(text) => {
                 let chars: Vec<char> = text.chars().collect();

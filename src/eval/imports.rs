@@ -1683,6 +1683,7 @@ fn constant(full: &str) -> Option<Value> {
                     | "Literal"
                     | "Generator"
                     | "NamedTuple"
+                    | "Final"
             ) =>
         {
             Some(Value::Str(Arc::new(full.to_string())))

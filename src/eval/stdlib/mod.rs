@@ -9,6 +9,7 @@ const MODULES: &[(&str, &str)] = &[
     ("logging", include_str!("logging.py")),
     ("multiprocessing", include_str!("multiprocessing.py")),
     ("queue", include_str!("queue.py")),
+    ("codecs", include_str!("codecs.py")),
     ("random._class", include_str!("random_class.py")),
     ("inspect", include_str!("inspect.py")),
     ("contextlib", include_str!("contextlib.py")),
@@ -34,6 +35,7 @@ const MODULES: &[(&str, &str)] = &[
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
     ("torch.functional", include_str!("torch_functional.py")),
     ("torch.func", include_str!("torch_func.py")),
+    ("torch.jit", include_str!("torch_jit.py")),
     (
         "torch.backends._cudnn_flags",
         include_str!("torch_backends_cudnn_flags.py"),
