@@ -370,7 +370,7 @@ mod differential {
             n in 2usize..=3,
             rows in 0usize..6,
             dtype in prop::sample::select(vec!["f32", "f16", "bf16", "f64", "i32", "i64", "bool"]),
-            op in prop::sample::select(vec!["sum", "avg", "max", "min"]),
+            op in prop::sample::select(vec!["sum", "avg", "max", "min", "product"]),
             seed in 0u64..1000,
         ) {
             prop_assume!(!(dtype == "bool" && op == "avg"));
