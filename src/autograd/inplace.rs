@@ -320,7 +320,7 @@ pub fn replaced(
 /// `op`, an in-place op on `x` reading `others`, and its node (made by
 /// `node_of`) as `x`'s history when it is recorded (the ops whose node
 /// needs nothing saved before the op).
-fn recorded(
+pub(crate) fn recorded(
     rt: &mut Runtime,
     mode: Mode,
     x: &Tensor,

@@ -410,8 +410,39 @@ pub fn scatter_backward(
     Ok((gx, gsrc))
 }
 
+/// `x.scatter_(dim, index, src)` / `scatter_add_`, recorded when x or src
+/// requires grad, as PyTorch records them: the out-of-place op's node
+/// (`ScatterAddBackward0`, `ScatterBackward0`, `ScatterBackward1` for a
+/// number) becomes x's history, its first edge where x's old elements'
+/// gradient goes (a view's base through `CopySlices`).
+pub fn scatter_recorded(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    (dim, index): (usize, &Arc<Tensor>),
+    src: Src,
+    add: bool,
+) -> R<()> {
+    let what = if add { "scatter_add_" } else { "scatter_" };
+    check(what, x, dim, index)?;
+    let (others, name): (Vec<Option<&Tensor>>, &'static str) = match (&src, add) {
+        (Src::Tensor(s), true) => (vec![Some(&***s)], "ScatterAddBackward0"),
+        (Src::Tensor(s), false) => (vec![Some(&***s)], "ScatterBackward0"),
+        (Src::Value(_), _) => (Vec::new(), "ScatterBackward1"),
+    };
+    let offsets = offsets(rt, x.shape(), dim, index)?;
+    super::inplace::recorded(
+        rt,
+        mode,
+        x,
+        &others,
+        || (name, Backward::ScatterAlong { offsets, add }),
+        |rt| scatter_(rt, x, (dim, index), src, add),
+    )
+}
+
 /// `x.scatter_(dim, index, src)` / `scatter_add_` where nothing is
-/// recorded (the caller refuses a tensor in a graph): written into x's
+/// recorded: written into x's
 /// own elements when x is contiguous (nothing allocated but the offsets),
 /// else computed aside and copied in.
 pub fn scatter_(

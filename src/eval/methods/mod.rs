@@ -50,6 +50,8 @@ const PYTHON_TENSOR_METHODS: &[(&str, &str)] = &[
     ("index_copy_", "torch._sorting"),
     ("index_add", "torch._sorting"),
     ("index_add_", "torch._sorting"),
+    ("index_put", "torch._sorting"),
+    ("index_put_", "torch._sorting"),
 ];
 use crate::runtime::Tensor;
 

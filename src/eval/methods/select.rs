@@ -71,7 +71,7 @@ fn source(b: &Bound) -> Result<(Option<Arc<Tensor>>, Option<Tensor>), Diagnostic
 }
 
 /// `x.scatter(dim, index, src)`, `scatter_add`, and in place (`scatter_`,
-/// `scatter_add_`): in place only on a tensor outside a graph.
+/// `scatter_add_`, recorded in a graph as PyTorch records them).
 pub(super) fn scatter(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     if b.given("reduce").is_some() {
         return Err(Error::value_help(
@@ -99,8 +99,7 @@ pub(super) fn scatter(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &
             add,
         ));
     }
-    let others: Vec<&Tensor> = src_t.iter().map(|s| &**s).collect();
-    super::math::outside_a_graph(me, name, t, &others, b)?;
-    scatter::scatter_(&mut me.rt, t, (dim, &index), src, add).map_err(|e| e.at(b.span))?;
+    scatter::scatter_recorded(&mut me.rt, me.grad, t, (dim, &index), src, add)
+        .map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
 }

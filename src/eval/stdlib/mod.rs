@@ -173,6 +173,8 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "index_fill", "torch._sorting"),
     ("torch", "index_copy", "torch._sorting"),
     ("torch", "index_add", "torch._sorting"),
+    ("torch", "index_put", "torch._sorting"),
+    ("torch", "index_put_", "torch._sorting"),
     ("torch", "layout", "torch._layout"),
     ("torch", "vmap", "torch.func"),
     ("random", "Random", "random._class"),

@@ -104,3 +104,64 @@ def index_add_(input, dim, index, source, *, alpha=1):
 def index_add(input, dim, index, source, *, alpha=1):
     _check_index("index_add", index)
     return _index_added(input, dim, index, source, alpha)
+
+
+def _index_put(name, input, indices, values, accumulate):
+    # `input[indices] = values`, in place; with `accumulate`, every element
+    # an index names gets the sum of what lands on it (a repeated index
+    # adds up), as one index_add over the indexed dims flattened.
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(
+            f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, "
+            f"not {type(indices).__name__}")
+    if not isinstance(values, torch.Tensor):
+        raise TypeError(
+            f"{name}(): argument 'values' (position 2) must be Tensor, not "
+            f"{type(values).__name__}")
+    if values.dtype != input.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_dtype_name(input.dtype)} for the destination and "
+            f"{_dtype_name(values.dtype)} for the source.")
+    indices = tuple(indices)
+    if not accumulate:
+        input[indices] = values
+        return input
+    longs = []
+    for i in indices:
+        if i.dtype == torch.bool or i.dtype == torch.uint8:
+            longs.extend(i.nonzero(as_tuple=True))
+        else:
+            longs.append(i)
+    k = len(longs)
+    if k > input.dim():
+        raise IndexError(
+            f"too many indices for tensor of dimension {input.dim()} (got {k})")
+    longs = torch.broadcast_tensors(*longs)
+    lead = list(input.shape[:k])
+    rest = list(input.shape[k:])
+    linear = torch.zeros(longs[0].shape, dtype=torch.long, device=input.device)
+    for i, size in zip(longs, lead):
+        linear = linear * size + i % size
+    n = 1
+    for size in lead:
+        n *= size
+    vals = values.expand(list(longs[0].shape) + rest).reshape([-1] + rest)
+    added = input.reshape([n] + rest).index_add(0, linear.reshape(-1), vals)
+    return input.copy_(added.reshape(input.shape))
+
+
+def _dtype_name(dtype):
+    return {
+        torch.float32: "Float", torch.float64: "Double", torch.float16: "Half",
+        torch.bfloat16: "BFloat16", torch.int64: "Long", torch.int32: "Int",
+        torch.int16: "Short", torch.int8: "Char", torch.uint8: "Byte", torch.bool: "Bool",
+    }.get(dtype, str(dtype))
+
+
+def index_put_(input, indices, values, accumulate=False):
+    return _index_put("index_put_", input, indices, values, accumulate)
+
+
+def index_put(input, indices, values, accumulate=False):
+    return _index_put("index_put", input.clone(), indices, values, accumulate)
