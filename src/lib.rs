@@ -23,4 +23,10 @@ pub mod runtime;
 pub mod session;
 pub mod vocab;
 
+/// The stack of every thread that runs an interpreter (the session's, a
+/// rank's, a process's, a DataLoader worker's, a DataParallel replica's):
+/// parsing and evaluation recurse, and a program that runs in the session
+/// must not overflow in a worker. Only the pages touched are memory.
+pub const INTERPRETER_STACK: usize = 256 << 20;
+
 pub use session::{Outcome, Session};

@@ -200,7 +200,7 @@ fn main() -> ExitCode {
         || std::env::var("CUDA_LAUNCH_BLOCKING").is_ok_and(|v| v.trim() == "1");
     // Parsing and evaluation recurse; a big stack keeps deep (but bounded) input safe.
     let worker = std::thread::Builder::new()
-        .stack_size(256 << 20)
+        .stack_size(cudash::INTERPRETER_STACK)
         .spawn(move || {
             let config = Config {
                 backend,

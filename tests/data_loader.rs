@@ -645,3 +645,39 @@ print(random.randint(0, 1000), np.random.randint(0, 1000))
         ]
     );
 }
+
+/// A dataset whose objects hold themselves through a list (a frame's
+/// columns naming their frame, as pandas' do) is copied into each worker
+/// once, cycle and all: the workers read it, nothing recurses without end.
+#[test]
+fn a_dataset_whose_objects_hold_themselves_through_a_list_reaches_its_workers() {
+    let src = r#"
+import torch
+from torch.utils.data import Dataset, DataLoader
+
+class Column:
+    def __init__(self, frame, k):
+        self.frame = frame
+        self.k = k
+
+class Frame:
+    def __init__(self, n):
+        self.n = n
+        self.columns = [Column(self, k) for k in range(2)]
+        self.by_name = {"a": self.columns[0]}
+
+class Rows(Dataset):
+    def __init__(self):
+        self.frame = Frame(6)
+    def __len__(self):
+        return self.frame.n
+    def __getitem__(self, i):
+        c = self.frame.by_name["a"]
+        return torch.tensor([i * 1.0 + c.k + len(c.frame.columns)])
+
+print([b.tolist() for b in DataLoader(Rows(), batch_size=3, num_workers=2)])
+"#;
+    let (out, err, ok) = common::script_streams("cycles", src);
+    assert!(ok, "{err}");
+    assert_eq!(out, "[[[2.0], [3.0], [4.0]], [[5.0], [6.0], [7.0]]]\n");
+}

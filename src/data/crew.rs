@@ -120,6 +120,7 @@ impl Crew {
             };
             let thread = std::thread::Builder::new()
                 .name(format!("DataLoader worker {w}"))
+                .stack_size(crate::INTERPRETER_STACK)
                 .spawn(job)
                 .map_err(|e| {
                     Error::value(format!("could not start DataLoader worker {w}: {e}")).at(span)

@@ -888,23 +888,32 @@ impl Host for Interp {
 /// own (`meta::worker_copy`: the worker's `backward()` or `requires_grad`
 /// never reaches the session's), as a forked PyTorch worker's copies.
 pub(super) fn own_copy(v: &Value) -> Value {
+    own_in(v, &mut Vec::new())
+}
+
+/// `own_copy` with the modules and instances copied so far: one that a
+/// list or a dict of its own holds again (a DataFrame's columns naming
+/// their frame) comes back as its copy, not copied without end.
+fn own_in(v: &Value, done: &mut Vec<(usize, Value)>) -> Value {
     match v {
         Value::MutList(items) => {
             let items = Arc::clone(&crate::runtime::lock::lock(items));
-            let copied: Vec<Value> = items.iter().map(own_tensor).collect();
+            let copied: Vec<Value> = items.iter().map(|x| own_tensor(x, done)).collect();
             Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(copied))))
         }
-        Value::List(items) => Value::List(Arc::new(items.iter().map(own_tensor).collect())),
+        Value::List(items) => Value::List(Arc::new(
+            items.iter().map(|x| own_tensor(x, done)).collect(),
+        )),
         Value::Dict(d) => Value::Dict(super::value::PyDict::new(
             d.items()
                 .iter()
-                .map(|(k, v)| (k.clone(), own_tensor(v)))
+                .map(|(k, v)| (k.clone(), own_tensor(v, done)))
                 .collect(),
         )),
-        Value::Module(_) | Value::Object(_) => own_object(v, &mut Vec::new()),
+        Value::Module(_) | Value::Object(_) => own_object(v, done),
         // A closure's cells are the worker's own, as a forked worker's.
-        Value::Function(f) if !f.closure.is_empty() => own_object(v, &mut Vec::new()),
-        v => own_tensor(v),
+        Value::Function(f) if !f.closure.is_empty() => own_object(v, done),
+        v => own_tensor(v, done),
     }
 }
 
@@ -918,7 +927,7 @@ fn own_object(v: &Value, done: &mut Vec<(usize, Value)>) -> Value {
         Value::Module(m) => Arc::as_ptr(m) as *const () as usize,
         Value::Object(o) => Arc::as_ptr(o) as *const () as usize,
         Value::Function(f) if !f.closure.is_empty() => Arc::as_ptr(f) as *const () as usize,
-        other => return own_copy(other),
+        other => return own_in(other, done),
     };
     if let Some((_, copy)) = done.iter().find(|(p, _)| *p == at) {
         return copy.clone();
@@ -937,9 +946,9 @@ fn own_object(v: &Value, done: &mut Vec<(usize, Value)>) -> Value {
     }
     let own = |t: &Option<Arc<crate::runtime::Tensor>>| {
         t.as_ref()
-            .map(|t| match own_tensor(&Value::Tensor(Arc::clone(t))) {
-                Value::Tensor(t) => t,
-                _ => Arc::clone(t),
+            .map(|t| match crate::autograd::meta::worker_copy(t) {
+                Some(copy) => Arc::new(copy),
+                None => Arc::clone(t),
             })
     };
     match v {
@@ -1015,9 +1024,9 @@ fn object_of(v: &Value) -> Option<Arc<super::value::Object>> {
     }
 }
 
-fn own_tensor(v: &Value) -> Value {
+fn own_tensor(v: &Value, done: &mut Vec<(usize, Value)>) -> Value {
     match v {
-        Value::Module(_) | Value::Object(_) => own_object(v, &mut Vec::new()),
+        Value::Module(_) | Value::Object(_) => own_object(v, done),
         Value::Tensor(t) => match crate::autograd::meta::worker_copy(t) {
             Some(copy) => Value::Tensor(Arc::new(copy)),
             None => v.clone(),

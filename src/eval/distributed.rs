@@ -197,12 +197,18 @@ impl Interp {
                         Arc::clone(&printed),
                     );
                     from.start = start;
-                    s.spawn(move || run_rank(from, body, span))
+                    std::thread::Builder::new()
+                        .name(format!("rank {rank}"))
+                        .stack_size(crate::INTERPRETER_STACK)
+                        .spawn_scoped(s, move || run_rank(from, body, span))
                 })
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Ended::panicked(span, start)))
+                .map(|h| match h {
+                    Ok(h) => h.join().unwrap_or_else(|_| Ended::panicked(span, start)),
+                    Err(_) => Ended::panicked(span, start),
+                })
                 .collect()
         });
         let mut printed = std::mem::take(&mut *lock(&printed));

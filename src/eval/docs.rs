@@ -184,7 +184,7 @@ docs! {
     Function Math "cos", "cos(input)", "Cosine of each element (radians).", "cos([0., 3.14159])";
     Function Math "floor", "floor(input)", "The largest integer not above each element (integers stay as they are).", "floor([-1.5, 2.7])";
     Function Math "ceil", "ceil(input)", "The smallest integer not below each element (integers stay as they are).", "ceil([-1.5, 2.2])";
-    Function Math "round", "round(input, decimals=none)", "Each element to the nearest integer, halves to even as PyTorch (0.5 -> 0, 1.5 -> 2); of a number, Python's round (`round(2.567, 2)` is 2.57).", "round([0.5, 1.5, 2.5])\nround(2.567, 2)";
+    Function Math "round", "round(input, decimals=none)", "Each element to the nearest integer, halves to even as PyTorch (0.5 -> 0, 1.5 -> 2); with `decimals=n`, to n decimals as PyTorch computes it in the tensor's dtype (`round(x * 10^n) / 10^n`); of a number, Python's round (`round(2.567, 2)` is 2.57).", "round([0.5, 1.5, 2.5])\nround(tensor([1.2345]), decimals=2)\nround(2.567, 2)";
     Function Math "trunc", "trunc(input)", "Each element with its fraction dropped, towards zero.", "trunc([-1.7, 1.7])";
     Function Math "rsqrt", "rsqrt(input)", "1 / sqrt of each element (torch.rsqrt; `RsqrtBackward0`).", "rsqrt([4., 0.25])";
     Function Math "sign", "sign(input)", "-1, 0 or 1 by each element's sign (0 for NaN); integers stay integers (torch.sign; its gradient is zero).", "sign([-2., 0., 3.])";
@@ -597,7 +597,7 @@ docs! {
     Method Math "cos", "x.cos()", "Cosine of each element (radians).", "zeros(2).cos()";
     Method Math "floor", "x.floor()", "The largest integer not above each element (integers stay as they are).", "tensor([-1.5, 2.7]).floor()";
     Method Math "ceil", "x.ceil()", "The smallest integer not below each element (integers stay as they are).", "tensor([-1.5, 2.2]).ceil()";
-    Method Math "round", "x.round()", "Each element to the nearest integer, halves to even as PyTorch (0.5 -> 0, 1.5 -> 2).", "tensor([0.5, 1.5]).round()";
+    Method Math "round", "x.round(decimals=none)", "Each element to the nearest integer, halves to even as PyTorch (0.5 -> 0, 1.5 -> 2); with `decimals=n`, to n decimals as PyTorch computes it in x's dtype (`round(x * 10^n) / 10^n`).", "tensor([0.5, 1.5]).round()\ntensor([1.2345]).round(decimals=2)";
     Method Math "trunc", "x.trunc()", "Each element with its fraction dropped, towards zero.", "tensor([-1.7, 1.7]).trunc()";
     Method Math "rsqrt", "x.rsqrt()", "1 / sqrt of each element.", "tensor([4., 0.25]).rsqrt()";
     Method Math "sign", "x.sign()", "-1, 0 or 1 by each element's sign (0 for NaN); integers stay integers.", "tensor([-2, 0, 3]).sign()";

@@ -1055,6 +1055,7 @@ static NATIVES: &[Native] = &[
     },
     Native { name: "os.unlink" },
     Native { name: "os.getcwd" },
+    Native { name: "os.chdir" },
     Native { name: "os.fspath" },
     Native {
         name: "os.get_terminal_size",
@@ -2075,6 +2076,7 @@ impl Interp {
                     | "os.unlink"
                     | "os.rmdir"
                     | "os.getcwd"
+                    | "os.chdir"
                     | "os.fspath"
             )
         {
@@ -2896,6 +2898,13 @@ fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic>
         }
         // A str as it is, a `pathlib` path as its text.
         "os.fspath" => text(first()?),
+        // The process's directory, as Python's: every thread's (a rank's,
+        // a worker's) relative paths follow it.
+        "os.chdir" => {
+            let p = first()?;
+            std::env::set_current_dir(&p).map_err(|e| no_such(&p, e, span))?;
+            Value::None
+        }
         "os.getcwd" => text(
             std::env::current_dir()
                 .map(|d| d.display().to_string())

@@ -186,7 +186,7 @@ impl Interp {
         let body = Body::Target(target, args, kwargs);
         let thread = std::thread::Builder::new()
             .name(name.clone())
-            .stack_size(64 << 20)
+            .stack_size(crate::INTERPRETER_STACK)
             .spawn(move || run_rank(from, &body, span))
             .map_err(|e| Error::value(format!("could not start a process: {e}")).at(span))?;
         self.processes.started.push(Started {

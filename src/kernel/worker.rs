@@ -42,7 +42,7 @@ pub fn spawn(config: Config) -> std::io::Result<(mpsc::Sender<Job>, Started)> {
     std::thread::Builder::new()
         .name("cudash-session".into())
         // Parsing and evaluation recurse; the REPL's thread has the same stack.
-        .stack_size(256 << 20)
+        .stack_size(crate::INTERPRETER_STACK)
         .spawn(move || run(config, inbox, tell))?;
     let started = started
         .recv()

@@ -8,7 +8,7 @@ use super::super::{Interp, Value};
 use crate::autograd::record;
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::BinOp;
-use crate::runtime::op::binary::BinaryOp;
+use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::{DType, Tensor};
@@ -42,14 +42,10 @@ pub(super) fn unary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Va
     if let Some(r) = me.python_math(name, b) {
         return r;
     }
-    if b.given("decimals").is_some() {
-        return Err(Error::value_help(
-            "round(x, decimals=n) of a tensor is not in cudash",
-            "`(x * 10**n).round() / 10**n` rounds to n decimals",
-        )
-        .at(b.span_of("decimals")));
-    }
     let t = b.tensor("input")?;
+    if let Some(n) = b.int("decimals")?.filter(|&n| n != 0) {
+        return round_decimals(me, &t, n).map_err(|e| e.at(b.span));
+    }
     let op = unary_op(name).map_err(|e| e.at(b.span))?;
     // `F.relu(x, inplace=True)`: PyTorch's `torch.relu_(x)`, x returned.
     if b.bool("inplace", false)? {
@@ -59,6 +55,42 @@ pub(super) fn unary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Va
     b.result(crate::autograd::autocast::unary(
         &mut me.rt, me.grad, op, &t,
     ))
+}
+
+/// `torch.round(x, decimals=n)` as PyTorch's kernel computes it, in x's
+/// dtype: `round(x * 10^n) / 10^n`, or `round(x / 10^-n) * 10^-n` for a
+/// negative n (halves to even).
+pub(crate) fn round_decimals(me: &mut Interp, t: &Arc<Tensor>, n: i64) -> Result<Value, Error> {
+    if !t.dtype().is_float() {
+        return Err(Error::dtype(
+            format!(
+                "\"round_cpu\" not implemented for '{}'",
+                t.dtype().scalar_name()
+            ),
+            Some("round a float tensor (`x.float()`); an integer has no decimals".into()),
+        ));
+    }
+    let ten = Tensor::scalar(10f64.powi(n.unsigned_abs().min(400) as i32)).cast(t.dtype());
+    let (into, back) = match n > 0 {
+        true => (BinaryOp::Mul, BinaryOp::Div),
+        false => (BinaryOp::Div, BinaryOp::Mul),
+    };
+    let scaled = record::binary(
+        &mut me.rt,
+        me.grad,
+        into,
+        Operand::strong(t),
+        Operand::strong(&ten),
+    )?;
+    let rounded = record::unary(&mut me.rt, me.grad, UnaryOp::Round, &scaled)?;
+    let out = record::binary(
+        &mut me.rt,
+        me.grad,
+        back,
+        Operand::strong(&rounded),
+        Operand::strong(&ten),
+    )?;
+    Ok(Value::Tensor(out))
 }
 
 /// `torch.relu_(x)`, `F.relu_(x)`: the op written into x, x returned.

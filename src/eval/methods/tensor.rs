@@ -237,6 +237,11 @@ pub(super) fn reduce(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &B
 
 pub(super) fn unary(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
+    if name == "round" {
+        if let Some(n) = b.int("decimals")?.filter(|&n| n != 0) {
+            return crate::eval::builtins::math::round_decimals(me, t, n).map_err(at);
+        }
+    }
     let op = unary_op(name).map_err(at)?;
     b.result(crate::autograd::autocast::unary(&mut me.rt, me.grad, op, t))
 }

@@ -352,6 +352,9 @@ class ndarray:
             t = t.clone()
         return _wrap(t, d)
 
+    def round(self, decimals=0, out=None):
+        return round(self, decimals)
+
     def copy(self):
         return _wrap(self._t.clone(), self._d)
 
@@ -540,6 +543,8 @@ def _infer(x):
                 walk(w)
         elif isinstance(v, ndarray):
             kinds.add(v._d.kind)
+        elif not isinstance(v, (str, bytes, int, float, bool)) and hasattr(v, "__array__"):
+            walk(v.__array__())
         elif isinstance(v, str):
             kinds.add("U")
         elif isinstance(v, bool):
@@ -589,6 +594,11 @@ def _plain(v):
         return v.tolist()
     if isinstance(v, (list, tuple)):
         return [_plain(w) for w in v]
+    if isinstance(v, torch.Tensor):
+        return v.tolist()
+    # `np.array([series])`: an array-like inside a list is its array.
+    if not isinstance(v, (str, bytes, int, float, bool)) and hasattr(v, "__array__"):
+        return _plain(v.__array__())
     return v
 
 
@@ -905,6 +915,24 @@ def split(ary, indices_or_sections, axis=0):
     if isinstance(indices_or_sections, int) and asarray(ary).shape[axis] % indices_or_sections:
         raise ValueError("array split does not result in an equal division")
     return array_split(ary, indices_or_sections, axis)
+
+
+def round(a, decimals=0, out=None):
+    """NumPy's round: halves to even, to `decimals` places (`x * 10**n`
+    rounded, then divided back, in the array's dtype)."""
+    t, d = _t(a)
+    if not t.is_floating_point():
+        if decimals >= 0:
+            return _wrap(t.clone(), d)
+        return _wrap(torch.round(t.double(), decimals=decimals).to(t.dtype), d)
+    return _wrap(torch.round(t, decimals=decimals) if decimals else torch.round(t), d)
+
+
+around = round
+
+
+def ravel(a, order="C"):
+    return asarray(a).ravel()
 
 
 def reshape(a, shape):
