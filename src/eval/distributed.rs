@@ -172,6 +172,8 @@ impl Interp {
         let printed: Printed = Arc::default();
         let start = self.rt.host_now();
         let first_pid = self.next_pids(n);
+        let first_name = self.processes_named;
+        self.processes_named += n as u32;
         self.begin_op("spawn");
         let body = &body;
         let ended: Vec<Ended> = std::thread::scope(|s| {
@@ -197,6 +199,7 @@ impl Interp {
                         Arc::clone(&printed),
                     );
                     from.start = start;
+                    from.name = format!("SpawnProcess-{}", first_name as usize + rank + 1);
                     std::thread::Builder::new()
                         .name(format!("rank {rank}"))
                         .stack_size(crate::INTERPRETER_STACK)
@@ -237,6 +240,8 @@ impl Interp {
 pub(super) struct RankStart {
     rank: usize,
     pid: u32,
+    /// Its process's name (`current_process().name`).
+    pub(super) name: String,
     world: Arc<World>,
     /// The session's memory the rank may not write (`session_memory`).
     shared: HashSet<usize>,
@@ -269,6 +274,7 @@ impl Interp {
         RankStart {
             rank,
             pid,
+            name: format!("SpawnProcess-{}", rank + 1),
             world,
             shared,
             vars,
@@ -300,6 +306,7 @@ pub(super) fn run_rank(from: RankStart, body: &Body, span: Span) -> Ended {
     let RankStart {
         rank,
         pid,
+        name,
         world,
         shared,
         vars,
@@ -341,6 +348,7 @@ pub(super) fn run_rank(from: RankStart, body: &Body, span: Span) -> Ended {
     it.echo = false;
     it.source = source;
     it.pid = Some(pid);
+    it.process_name = Some(name);
     let run = |it: &mut Interp| match body {
         Body::Call(f, args) => {
             let mut call = vec![ArgVal::positional(Value::Int(rank as i64), span)];

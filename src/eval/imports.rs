@@ -625,6 +625,12 @@ static NATIVES: &[Native] = &[
         name: "_cudash.process_alive",
     },
     Native {
+        name: "_cudash.process_name",
+    },
+    Native {
+        name: "_cudash.process_number",
+    },
+    Native {
         name: "_cudash.mp_make",
     },
     Native {

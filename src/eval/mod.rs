@@ -265,9 +265,15 @@ pub struct Interp {
     /// In a rank or a process this session started: its process id
     /// (`os.getpid()`); none: the session's own.
     pub(crate) pid: Option<u32>,
+    /// Its name (`multiprocessing.current_process().name`: `Process-1`,
+    /// a `spawn` rank's `SpawnProcess-1`).
+    pub(crate) process_name: Option<String>,
     /// How many ranks and processes this interpreter has started (their
     /// process ids follow its own).
     children_started: u32,
+    /// How many processes it has made (`Process()` and `spawn`'s ranks
+    /// alike, as Python's one counter names them: `Process-3`).
+    processes_named: u32,
     /// The processes `torch.multiprocessing.Process` started (`processes.rs`).
     processes: processes::Processes,
 }
@@ -308,7 +314,9 @@ impl Interp {
             vmap_retain: false,
             worker_info: None,
             pid: None,
+            process_name: None,
             children_started: 0,
+            processes_named: 0,
             processes: Default::default(),
         }
     }

@@ -40,10 +40,12 @@ use crate::runtime::lock::lock;
 use crate::runtime::timeline::Lane;
 
 /// The names this module answers.
-pub const NAMES: [&str; 3] = [
+pub const NAMES: [&str; 5] = [
     "_cudash.process_start",
     "_cudash.process_join",
     "_cudash.process_alive",
+    "_cudash.process_name",
+    "_cudash.process_number",
 ];
 
 /// The processes this interpreter started.
@@ -80,7 +82,7 @@ impl Interp {
             "_cudash.process_start" => {
                 let name = match arg(3) {
                     Value::Str(s) => s.to_string(),
-                    _ => format!("Process-{}", self.processes.started.len() + 1),
+                    _ => "Process".to_string(),
                 };
                 let (handle, pid) = self.start_process(arg(0), arg(1), arg(2), name, span)?;
                 Ok(Value::List(Arc::new(vec![
@@ -100,6 +102,17 @@ impl Interp {
                     .exitcode
                     .map_or(Value::None, Value::Int))
             }
+            // The next process's number (`Process-3`), counted with
+            // `spawn`'s ranks.
+            "_cudash.process_number" => {
+                self.processes_named += 1;
+                Ok(Value::Int(i64::from(self.processes_named)))
+            }
+            // This interpreter's process: its name (none: the main one).
+            "_cudash.process_name" => Ok(self
+                .process_name
+                .as_ref()
+                .map_or(Value::None, |n| Value::Str(Arc::new(n.clone())))),
             _ => {
                 let handle = self.process_handle(&arg(0), span)?;
                 let p = &self.processes.started[handle];
@@ -177,12 +190,13 @@ impl Interp {
         };
         let rank = world.add_rank();
         let pid = self.next_pids(1);
-        let from = self.rank_start(
+        let mut from = self.rank_start(
             (rank, pid),
             (Arc::clone(&world), shared),
             (vars, super::environ::env_snapshot()),
             Arc::clone(&self.processes.printed),
         );
+        from.name = name.clone();
         let body = Body::Target(target, args, kwargs);
         let thread = std::thread::Builder::new()
             .name(name.clone())

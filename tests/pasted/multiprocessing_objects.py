@@ -25,7 +25,7 @@ def add(a, b):
 
 def waiter(e, q):
     e.wait()
-    q.put("event seen")
+    q.put("event seen by " + mp.current_process().name)
 
 if __name__ == "__main__":
     q = mp.Queue()
@@ -53,9 +53,9 @@ if __name__ == "__main__":
         r = pool.apply_async(square, (9,))
         print(r.get())
     e = mp.Event()
-    p = mp.Process(target=waiter, args=(e, q))
+    p = mp.Process(target=waiter, args=(e, q), name="waiter")
     p.start()
     e.set()
     print(q.get())
     p.join()
-    print(e.is_set(), counter)
+    print(e.is_set(), counter, mp.current_process().name)

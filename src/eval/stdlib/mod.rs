@@ -202,6 +202,11 @@ const MEMBERS: &[(&str, &str, &str)] = &[
         "active_children",
         "multiprocessing",
     ),
+    (
+        "torch.multiprocessing",
+        "current_process",
+        "multiprocessing",
+    ),
     ("torch.multiprocessing", "Queue", "multiprocessing"),
     ("torch.multiprocessing", "SimpleQueue", "multiprocessing"),
     ("torch.multiprocessing", "JoinableQueue", "multiprocessing"),

@@ -1,7 +1,8 @@
 """Python's `multiprocessing` as a PyTorch program uses it (and
 `torch.multiprocessing`, which re-exports it): `Process` with `start`,
 `join`, `is_alive`, `exitcode`, `pid`, a subclass's own `run`;
-`set_start_method`, `get_start_method`, `active_children`, `cpu_count`;
+`set_start_method`, `get_start_method`, `current_process`,
+`active_children`, `cpu_count`;
 the objects processes share (`Queue`, `SimpleQueue`, `Lock`, `RLock`,
 `Event`, `Value`) and `Pool`'s `map`, `starmap`, `apply` and their
 `_async` forms.
@@ -17,7 +18,6 @@ import _cudash
 
 _start_method = [None]
 _methods = ["fork", "spawn", "forkserver"]
-_count = [0]
 _children = []
 
 
@@ -50,11 +50,11 @@ class Process:
     def __init__(self, group=None, target=None, name=None, args=(), kwargs=None, *, daemon=None):
         if group is not None:
             raise AssertionError("group argument must be None for now")
-        _count[0] += 1
+        number = _cudash.process_number()
         self._target = target
         self._args = tuple(args)
         self._kwargs = dict(kwargs) if kwargs is not None else {}
-        self._name = name if name is not None else f"Process-{_count[0]}"
+        self._name = name if name is not None else f"Process-{number}"
         self._daemon = bool(daemon) if daemon is not None else False
         self._handle = None
         self._pid = None
@@ -166,6 +166,25 @@ class Process:
         if self._daemon:
             info.append("daemon")
         return "<" + " ".join(info) + ">"
+
+
+class _Current:
+    """What `current_process()` gives: the running process's name and id."""
+
+    def __init__(self, name):
+        self.name = name
+        self.daemon = False
+        self.pid = os.getpid()
+        self.ident = self.pid
+
+    def __repr__(self):
+        if self.name == "MainProcess":
+            return "<_MainProcess name='MainProcess' parent=None started>"
+        return f"<{self.name.split('-')[0]} name={self.name!r} parent=? started>"
+
+
+def current_process():
+    return _Current(_cudash.process_name() or "MainProcess")
 
 
 def parent_process():
