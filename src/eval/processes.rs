@@ -140,7 +140,7 @@ impl Interp {
         name: String,
         span: Span,
     ) -> Result<(usize, u32), Diagnostic> {
-        if self.rt.is_rank() || self.pid.is_some() {
+        if self.rt.is_rank() || self.pid.is_some() || self.worker_info.is_some() {
             return Err(Error::value_help(
                 "a process cannot start processes of its own in cudash",
                 "start every process from the main program (`if __name__ == \"__main__\":`)",
