@@ -232,26 +232,47 @@ impl Interp {
                     };
                     let (vars, source) = (vars.clone(), source.clone());
                     let (shared, interrupt) = (Arc::clone(&shared), Arc::clone(&interrupt));
-                    s.spawn(move || {
-                        let hooks = super::Hooks {
-                            interrupt,
-                            ..super::Hooks::default()
-                        };
-                        let mut it = Interp::with_globals(Runtime::new(0, shared), hooks, vars);
-                        it.grad = grad;
-                        it.echo = false;
-                        it.source = source;
-                        it.turn = Some(turn);
-                        it.take_turn();
-                        let r = catch_unwind(AssertUnwindSafe(|| it.call_module(&m, args, span)));
-                        it.end_turn(true);
-                        r.unwrap_or_else(|_| Err(thread_panicked(span)))
-                    })
+                    let gil = Arc::clone(&gil);
+                    let started = std::thread::Builder::new()
+                        .name(format!("replica {i}"))
+                        .stack_size(crate::INTERPRETER_STACK)
+                        .spawn_scoped(s, move || {
+                            let hooks = super::Hooks {
+                                interrupt,
+                                ..super::Hooks::default()
+                            };
+                            let mut it = Interp::with_globals(Runtime::new(0, shared), hooks, vars);
+                            it.grad = grad;
+                            it.echo = false;
+                            it.source = source;
+                            it.turn = Some(turn);
+                            it.take_turn();
+                            let r =
+                                catch_unwind(AssertUnwindSafe(|| it.call_module(&m, args, span)));
+                            it.end_turn(true);
+                            r.unwrap_or_else(|_| Err(thread_panicked(span)))
+                        });
+                    if started.is_err() {
+                        // No thread: the replica is done before its turn,
+                        // and the turn goes on to the next.
+                        let mut t = lock(&gil.state);
+                        t.running[i] = false;
+                        if t.turn == Some(i) {
+                            t.turn = t.next_after(i);
+                            if let Some(next) = t.turn {
+                                gil.your_turn[next].notify_one();
+                            }
+                        }
+                    }
+                    started
                 })
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(thread_panicked(span))))
+                .map(|h| match h {
+                    Ok(h) => h.join().unwrap_or_else(|_| Err(thread_panicked(span))),
+                    Err(_) => Err(thread_panicked(span)),
+                })
                 .collect()
         });
         let turns = match Arc::try_unwrap(gil) {
