@@ -542,7 +542,32 @@ impl Interp {
                 return Ok(());
             }
         }
-        let target = self.eval(obj, 0)?;
+        // `m._parameters["w"] = p`, `m._buffers[k] = t`, `m._modules[k] =
+        // layer`: registered on the module, as PyTorch's dicts are its own.
+        let target = match (&obj.kind, items) {
+            (ExprKind::Attr(owner, attr), [IndexItem::At(k)])
+                if matches!(attr.name.as_str(), "_parameters" | "_buffers" | "_modules") =>
+            {
+                let holder = self.eval(owner, 0)?;
+                if let Value::Module(_) = holder {
+                    let method = match attr.name.as_str() {
+                        "_parameters" => "register_parameter",
+                        "_buffers" => "register_buffer",
+                        _ => "add_module",
+                    };
+                    let key = self.eval(k, 0)?;
+                    let v = value.value(self)?;
+                    let call = Value::BuiltinMethod(Arc::new((holder, method)));
+                    let args = vec![
+                        super::args::ArgVal::positional(key, k.span),
+                        super::args::ArgVal::positional(v, span),
+                    ];
+                    return self.call_value(call, args, span).map(|_| ());
+                }
+                self.property(&holder, &attr.name, attr.span)?
+            }
+            _ => self.eval(obj, 0)?,
+        };
         // `md["fc"] = Linear(2, 2)`, `seq[0] = Linear(2, 2)`.
         if let Value::Module(m) = &target {
             return self.module_item_assign(m, items, value, span);

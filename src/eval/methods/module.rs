@@ -62,6 +62,40 @@ impl Interp {
         if let Some(t) = module.plain(name) {
             return Ok(Value::Tensor(t));
         }
+        // PyTorch's own tables of the module's members, in registration
+        // order (`None` where one was registered empty): read as a dict
+        // made now (PyTorch 2's are plain dicts); `m._parameters[k] = p` and `del
+        // m._modules[k]` go to the module (`stmt.rs`, `context.rs`).
+        if let Some(items) = match name {
+            "_parameters" => Some(
+                module
+                    .parameters
+                    .iter()
+                    .map(|(n, p)| (n.clone(), p.clone().map_or(Value::None, Value::Tensor)))
+                    .collect::<Vec<_>>(),
+            ),
+            "_buffers" => Some(
+                module
+                    .buffers
+                    .iter()
+                    .map(|b| {
+                        let t = b.tensor.clone().map_or(Value::None, Value::Tensor);
+                        (b.name.clone(), t)
+                    })
+                    .collect(),
+            ),
+            "_modules" => Some(
+                module
+                    .modules
+                    .iter()
+                    .map(|(n, c)| (n.clone(), c.clone().map_or(Value::None, Value::Module)))
+                    .collect(),
+            ),
+            _ => None,
+        } {
+            let items = items.into_iter().map(|(k, v)| (Key::Str(k), v)).collect();
+            return Ok(Value::Dict(PyDict::new(items)));
+        }
         if name == "_is_full_backward_hook" {
             return Ok(module.full_backward_hook.map_or(Value::None, Value::bool));
         }
