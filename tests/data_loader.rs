@@ -681,3 +681,35 @@ print([b.tolist() for b in DataLoader(Rows(), batch_size=3, num_workers=2)])
     assert!(ok, "{err}");
     assert_eq!(out, "[[[2.0], [3.0], [4.0]], [[5.0], [6.0], [7.0]]]\n");
 }
+
+/// `multiprocessing_context=` (a start method or `mp.get_context(...)`)
+/// is checked as PyTorch checks it, and torch.multiprocessing's sharing
+/// strategies are remembered.
+#[test]
+fn a_loaders_multiprocessing_context_is_checked_as_pytorchs() {
+    let src = r#"
+import torch
+import torch.multiprocessing as mp
+from torch.utils.data import DataLoader, TensorDataset
+
+ds = TensorDataset(torch.arange(4.0))
+for ctx in ["spawn", mp.get_context("fork")]:
+    print([b[0].tolist() for b in DataLoader(ds, batch_size=2, num_workers=2, multiprocessing_context=ctx)])
+for kw in [dict(num_workers=0, multiprocessing_context="spawn"), dict(num_workers=1, multiprocessing_context="thread")]:
+    try:
+        DataLoader(ds, **kw)
+    except ValueError as e:
+        print(str(e).split(",")[0])
+mp.set_sharing_strategy("file_system")
+print(mp.get_sharing_strategy(), sorted(mp.get_all_sharing_strategies()))
+"#;
+    let (out, err, ok) = common::script_streams("mp_context", src);
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        "[[0.0, 1.0], [2.0, 3.0]]\n[[0.0, 1.0], [2.0, 3.0]]\n\
+         multiprocessing_context can only be used with multi-process loading (num_workers > 0)\n\
+         multiprocessing_context option should specify a valid start method in ['fork'\n\
+         file_system ['file_descriptor', 'file_system']\n"
+    );
+}

@@ -84,12 +84,42 @@ pub(super) fn dataset(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
     ))))
 }
 
+/// `multiprocessing_context=`: a start method's name or a context
+/// (`mp.get_context("spawn")`), checked as PyTorch checks it. cudash's
+/// workers are threads of the program, so every method starts them alike.
+fn multiprocessing_context(b: &Bound) -> Result<(), Diagnostic> {
+    let Some((v, span)) = b.given("multiprocessing_context") else {
+        return Ok(());
+    };
+    if matches!(v, Value::None) {
+        return Ok(());
+    }
+    if b.int("num_workers")?.unwrap_or(0) == 0 {
+        return Err(Error::value(format!(
+            "multiprocessing_context can only be used with multi-process loading \
+             (num_workers > 0), but got num_workers={}",
+            b.int("num_workers")?.unwrap_or(0)
+        ))
+        .at(*span));
+    }
+    match v {
+        Value::Str(s) if matches!(s.as_str(), "fork" | "spawn" | "forkserver") => Ok(()),
+        Value::Str(s) => Err(Error::value(format!(
+            "multiprocessing_context option should specify a valid start method in \
+             ['fork', 'spawn', 'forkserver'], but got multiprocessing_context='{s}'"
+        ))
+        .at(*span)),
+        _ => Ok(()),
+    }
+}
+
 pub(super) fn data_loader(
     me: &mut Interp,
     _: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
     let dataset = me.dataset_of(b, "dataset", "DataLoader()")?;
+    multiprocessing_context(b)?;
     let sampler = super::samplers::sampler_arg(b, "sampler", false)?;
     let batch_sampler = super::samplers::sampler_arg(b, "batch_sampler", true)?;
     let options = Options {

@@ -207,6 +207,22 @@ const MEMBERS: &[(&str, &str, &str)] = &[
         "current_process",
         "multiprocessing",
     ),
+    (
+        "torch.multiprocessing",
+        "get_all_sharing_strategies",
+        "multiprocessing",
+    ),
+    (
+        "torch.multiprocessing",
+        "get_sharing_strategy",
+        "multiprocessing",
+    ),
+    (
+        "torch.multiprocessing",
+        "set_sharing_strategy",
+        "multiprocessing",
+    ),
+    ("torch.multiprocessing", "get_context", "multiprocessing"),
     ("torch.multiprocessing", "Queue", "multiprocessing"),
     ("torch.multiprocessing", "SimpleQueue", "multiprocessing"),
     ("torch.multiprocessing", "JoinableQueue", "multiprocessing"),

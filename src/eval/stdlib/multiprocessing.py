@@ -458,3 +458,55 @@ class Pool:
     def __exit__(self, *exc):
         self.terminate()
         return False
+
+
+# torch.multiprocessing's strategies for sharing CPU tensors between
+# processes (a file descriptor each, or a file in /dev/shm): every process
+# here is a thread of one program, so the choice is only remembered.
+_sharing = ["file_descriptor"]
+
+
+def get_all_sharing_strategies():
+    return {"file_descriptor", "file_system"}
+
+
+def get_sharing_strategy():
+    return _sharing[0]
+
+
+def set_sharing_strategy(new_strategy):
+    assert new_strategy in get_all_sharing_strategies()
+    _sharing[0] = new_strategy
+
+
+class _Context:
+    """What `get_context(method)` gives: this module's processes and shared
+    objects, under one start method (all start alike here)."""
+
+    def __init__(self, method):
+        self._method = method
+        self.Process = Process
+        self.Queue = Queue
+        self.SimpleQueue = SimpleQueue
+        self.Lock = Lock
+        self.RLock = RLock
+        self.Event = Event
+        self.Value = Value
+        self.Pool = Pool
+
+    def get_start_method(self, allow_none=False):
+        return self._method
+
+    def cpu_count(self):
+        return cpu_count()
+
+    def __repr__(self):
+        return f"<multiprocessing.context.{self._method.capitalize()}Context object>"
+
+
+def get_context(method=None):
+    if method is None:
+        method = get_start_method()
+    if method not in _methods:
+        raise ValueError(f"cannot find context for {method!r}")
+    return _Context(method)
