@@ -403,22 +403,16 @@ impl Interp {
     /// variable holds.
     fn del_item(&mut self, obj: &Expr, items: &[IndexItem], span: Span) -> Result<(), Diagnostic> {
         // `del m._parameters["bias"]`: the member unregistered, as `del m.bias`.
-        let target = match (&obj.kind, items) {
-            (ExprKind::Attr(owner, attr), [IndexItem::At(k)])
-                if matches!(attr.name.as_str(), "_parameters" | "_buffers" | "_modules") =>
-            {
-                let holder = self.eval(owner, 0)?;
-                if let Value::Module(_) = holder {
-                    let Value::Str(key) = self.eval(k, 0)? else {
-                        return Err(
-                            Error::type_error("a module's members are named by strings").at(k.span)
-                        );
-                    };
-                    return self.del_attr(&holder, &key, span);
-                }
-                self.property(&holder, &attr.name, attr.span)?
+        let target = match self.indexed_target(obj, items)? {
+            super::stmt::Indexed::ModuleTable(holder, _, k) => {
+                let Value::Str(key) = self.eval(k, 0)? else {
+                    return Err(
+                        Error::type_error("a module's members are named by strings").at(k.span)
+                    );
+                };
+                return self.del_attr(&holder, &key, span);
             }
-            _ => self.eval(obj, 0)?,
+            super::stmt::Indexed::Value(v) => v,
         };
         match (&target, items) {
             (Value::MutList(list), [IndexItem::At(k)]) => {

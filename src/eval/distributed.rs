@@ -214,11 +214,7 @@ impl Interp {
                 })
                 .collect()
         });
-        let mut printed = std::mem::take(&mut *lock(&printed));
-        printed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        for (_, _, o) in printed {
-            self.emit(o);
-        }
+        self.emit_printed(&printed);
         let mut latest = start;
         let mut results = Vec::with_capacity(n);
         for (rank, e) in ended.into_iter().enumerate() {
@@ -232,6 +228,18 @@ impl Interp {
         }
         self.rt.host_wait_until("spawn", latest, "the ranks");
         results
+    }
+}
+
+impl Interp {
+    /// What ranks or processes printed so far, in the order of their host
+    /// clocks (a rank's own lines in their order).
+    pub(super) fn emit_printed(&mut self, printed: &Printed) {
+        let mut printed = std::mem::take(&mut *lock(printed));
+        printed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for (_, _, o) in printed {
+            self.emit(o);
+        }
     }
 }
 

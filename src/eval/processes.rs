@@ -36,7 +36,6 @@ use super::{Interp, Output, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::dispatch::world::World;
-use crate::runtime::lock::lock;
 use crate::runtime::timeline::Lane;
 
 /// The names this module answers.
@@ -271,11 +270,8 @@ impl Interp {
 
     /// What the processes printed so far, in the order of their host clocks.
     fn show_printed(&mut self) {
-        let mut printed = std::mem::take(&mut *lock(&self.processes.printed));
-        printed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        for (_, _, o) in printed {
-            self.emit(o);
-        }
+        let printed = Arc::clone(&self.processes.printed);
+        self.emit_printed(&printed);
     }
 
     /// The main program waits (in a queue's `get`, a lock's `acquire`) or

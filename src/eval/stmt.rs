@@ -544,29 +544,23 @@ impl Interp {
         }
         // `m._parameters["w"] = p`, `m._buffers[k] = t`, `m._modules[k] =
         // layer`: registered on the module, as PyTorch's dicts are its own.
-        let target = match (&obj.kind, items) {
-            (ExprKind::Attr(owner, attr), [IndexItem::At(k)])
-                if matches!(attr.name.as_str(), "_parameters" | "_buffers" | "_modules") =>
-            {
-                let holder = self.eval(owner, 0)?;
-                if let Value::Module(_) = holder {
-                    let method = match attr.name.as_str() {
-                        "_parameters" => "register_parameter",
-                        "_buffers" => "register_buffer",
-                        _ => "add_module",
-                    };
-                    let key = self.eval(k, 0)?;
-                    let v = value.value(self)?;
-                    let call = Value::BuiltinMethod(Arc::new((holder, method)));
-                    let args = vec![
-                        super::args::ArgVal::positional(key, k.span),
-                        super::args::ArgVal::positional(v, span),
-                    ];
-                    return self.call_value(call, args, span).map(|_| ());
-                }
-                self.property(&holder, &attr.name, attr.span)?
+        let target = match self.indexed_target(obj, items)? {
+            Indexed::ModuleTable(holder, table, k) => {
+                let method = match table {
+                    "_parameters" => "register_parameter",
+                    "_buffers" => "register_buffer",
+                    _ => "add_module",
+                };
+                let key = self.eval(k, 0)?;
+                let v = value.value(self)?;
+                let call = Value::BuiltinMethod(Arc::new((holder, method)));
+                let args = vec![
+                    super::args::ArgVal::positional(key, k.span),
+                    super::args::ArgVal::positional(v, span),
+                ];
+                return self.call_value(call, args, span).map(|_| ());
             }
-            _ => self.eval(obj, 0)?,
+            Indexed::Value(v) => v,
         };
         // `md["fc"] = Linear(2, 2)`, `seq[0] = Linear(2, 2)`.
         if let Value::Module(m) = &target {
@@ -997,6 +991,42 @@ impl Interp {
                 "a starred name takes the rest of an unpacking (`first, *rest = xs`); it cannot be assigned alone",
             )),
         }
+    }
+}
+
+/// What `obj[k]` is written into or deleted from: one of a module's own
+/// tables (`m._parameters`, `_buffers`, `_modules`: the module's members,
+/// not the dict a read makes), or the value `obj` is.
+pub(crate) enum Indexed<'a> {
+    ModuleTable(Value, &'static str, &'a Expr),
+    Value(Value),
+}
+
+impl Interp {
+    /// `obj` of `obj[k] = v` and `del obj[k]`, evaluated once.
+    pub(crate) fn indexed_target<'a>(
+        &mut self,
+        obj: &Expr,
+        items: &'a [IndexItem],
+    ) -> Result<Indexed<'a>, Diagnostic> {
+        if let (ExprKind::Attr(owner, attr), [IndexItem::At(k)]) = (&obj.kind, items) {
+            let table = match attr.name.as_str() {
+                "_parameters" => Some("_parameters"),
+                "_buffers" => Some("_buffers"),
+                "_modules" => Some("_modules"),
+                _ => None,
+            };
+            if let Some(table) = table {
+                let holder = self.eval(owner, 0)?;
+                if let Value::Module(_) = holder {
+                    return Ok(Indexed::ModuleTable(holder, table, k));
+                }
+                return Ok(Indexed::Value(
+                    self.property(&holder, &attr.name, attr.span)?,
+                ));
+            }
+        }
+        Ok(Indexed::Value(self.eval(obj, 0)?))
     }
 }
 
