@@ -91,10 +91,10 @@ for f in [lambda: s + torch.ones(2, 3), lambda: s.values(), lambda: s.indices(),
     );
 }
 
-/// What cudash shows of a sparse tensor: its indices and values as a
-/// dense tensor's are shown, then a tag with its dtype, shape, device,
-/// layout and `nnz`. PyTorch's warning about unchecked invariants comes
-/// once a session, as `TORCH_WARN_ONCE` gives it.
+/// What a Python program prints of a sparse tensor: PyTorch's repr, its
+/// indices and values as tensors, then its size, nnz and layout (PyTorch
+/// 2.15's lines for this program). PyTorch's warning about unchecked
+/// invariants comes once a session, as `TORCH_WARN_ONCE` gives it.
 #[test]
 fn a_sparse_tensor_shows_its_indices_values_and_tag() {
     let (out, err, ok) = script_streams(
@@ -110,18 +110,21 @@ print(torch.zeros(2, 2).to_sparse())
     assert!(ok, "{err}");
     assert_eq!(
         out,
-        "indices=[[0, 1, 1],
-         [2, 0, 2]]
-values=[3., 4., 5.]
-f32[2,3] @cpu sparse_coo nnz=3
-indices=[[1, 0]]
-values=[1, 2]
-i64[4] @cpu sparse_coo nnz=2
-indices=[] (size [2,0])
-values=[] (size [0])
-f32[2,2] @cpu sparse_coo nnz=0
+        "tensor(indices=tensor([[0, 1, 1],
+                       [2, 0, 2]]),
+       values=tensor([3., 4., 5.]),
+       size=(2, 3), nnz=3, layout=torch.sparse_coo)
+tensor(indices=tensor([[1, 0]]),
+       values=tensor([1, 2]),
+       size=(4,), nnz=2, layout=torch.sparse_coo)
+tensor(indices=tensor([], size=(2, 0)),
+       values=tensor([], size=(0,)),
+       size=(2, 2), nnz=0, layout=torch.sparse_coo)
 "
     );
+    // A cell of cudash's language shows the values and the tag.
+    let cell = common::ok("sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], [3., 4., 5.], (2, 3))");
+    assert!(cell.ends_with("f32[2,3] @cpu sparse_coo nnz=3"), "{cell}");
     let warning = "UserWarning: Sparse invariant checks are implicitly disabled.";
     assert_eq!(err.matches(warning).count(), 1, "{err}");
 }

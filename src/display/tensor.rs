@@ -124,6 +124,13 @@ enum Cell {
 
 /// Only the values, PyTorch-style (a meta tensor's are `...`: it has none).
 pub fn values(t: &Tensor) -> String {
+    values_at(t, 0, false)
+}
+
+/// The values as PyTorch's `_tensor_str` writes them at column `indent`:
+/// wrapped rows continue under the first value; booleans as Python writes
+/// them (`True`) where `python`, else as cudash's language does (`true`).
+fn values_at(t: &Tensor, indent: usize, python: bool) -> String {
     if t.device().is_meta() {
         return "...".into();
     }
@@ -132,14 +139,137 @@ pub fn values(t: &Tensor) -> String {
     }
     let shown = shown_indices(t);
     let cells = collect_cells(t, &shown);
-    let fmt = CellFormat::new(t.dtype(), &cells);
+    let mut fmt = CellFormat::new(t.dtype(), &cells);
+    fmt.python_bools = python;
     let mut it = cells.iter();
     let mut out = String::new();
     if t.ndim() == 0 {
         return cells.first().map(|c| fmt.cell(*c)).unwrap_or_default();
     }
-    layout(&shown, 0, &fmt, &mut it, &mut out);
+    layout(&shown, 0, indent, &fmt, &mut it, &mut out);
     out
+}
+
+/// PyTorch's `repr(tensor)` (`torch/_tensor_str.py`), what a Python
+/// program's `print`, `str`, `repr` and f-strings write: `tensor([1., 2.],
+/// device='cuda:0', dtype=torch.float16, grad_fn=<MulBackward0>)`. The
+/// device is named unless it is the CPU, the dtype unless it is float32,
+/// int64 or bool; an empty tensor names its size unless it is `(0,)`.
+pub fn pytorch_repr(t: &Tensor) -> String {
+    const PREFIX: &str = "tensor(";
+    let mut suffixes = Vec::new();
+    if t.device() != crate::runtime::Device::Cpu {
+        suffixes.push(format!("device='{}'", t.device()));
+    }
+    let size = || format!("size={}", python_tuple(t.shape()));
+    let dtype = format!("dtype={}", t.dtype().pytorch_name());
+    let default_dtype = matches!(t.dtype(), DType::F32 | DType::I64 | DType::Bool);
+    let body = if t.device().is_meta() {
+        suffixes.push(size());
+        if t.dtype() != DType::F32 {
+            suffixes.push(dtype);
+        }
+        "...".to_string()
+    } else if t.numel() == 0 {
+        if t.ndim() != 1 {
+            suffixes.push(size());
+        }
+        if t.dtype() != DType::F32 {
+            suffixes.push(dtype);
+        }
+        "[]".to_string()
+    } else {
+        if print_options().edgeitems == 0 {
+            suffixes.push(size());
+        }
+        if !default_dtype {
+            suffixes.push(dtype);
+        }
+        values_at(t, PREFIX.len(), true)
+    };
+    match crate::autograd::meta::describe(t).as_deref() {
+        Some("requires_grad") => suffixes.push("requires_grad=True".into()),
+        Some(grad_fn) => suffixes.push(grad_fn.to_string()),
+        None => {}
+    }
+    with_suffixes(&format!("{PREFIX}{body}"), &suffixes, PREFIX.len())
+}
+
+/// PyTorch's `repr` of a sparse COO tensor: `tensor(indices=tensor(...),`
+/// then `values=tensor(...),` under it, then its size, nnz, dtype (unless
+/// the default) and layout on a line of their own.
+pub fn pytorch_sparse_repr(indices: &Tensor, vals: &Tensor, shape: &[usize]) -> String {
+    const PREFIX: &str = "tensor(";
+    let indent = PREFIX.len();
+    let part = |name: &str, t: &Tensor| {
+        let prefix = format!("{name}=tensor(");
+        let mut body = values_at(t, indent + prefix.len(), true);
+        if t.numel() == 0 {
+            body = format!("[], size={}", python_tuple(t.shape()));
+        }
+        format!("{prefix}{body})")
+    };
+    let mut suffixes = Vec::new();
+    if vals.device() != crate::runtime::Device::Cpu {
+        suffixes.push(format!("device='{}'", vals.device()));
+    }
+    suffixes.push(format!("size={}", python_tuple(shape)));
+    suffixes.push(format!(
+        "nnz={}",
+        vals.shape().first().copied().unwrap_or(0)
+    ));
+    if !matches!(vals.dtype(), DType::F32 | DType::I64 | DType::Bool) {
+        suffixes.push(format!("dtype={}", vals.dtype().pytorch_name()));
+    }
+    suffixes.push("layout=torch.sparse_coo".into());
+    let text = format!(
+        "{PREFIX}{},\n{}{}",
+        part("indices", indices),
+        " ".repeat(indent),
+        part("values", vals)
+    );
+    // The first suffix starts a line of its own (`force_newline`).
+    let (first, rest) = suffixes.split_at(1);
+    let text = format!("{text},\n{}{}", " ".repeat(indent), first[0]);
+    with_suffixes(&text, rest, indent)
+}
+
+/// PyTorch's `_add_suffixes`: each `, suffix` on the last line while it
+/// fits the line width, else on a line of its own under the values.
+fn with_suffixes(text: &str, suffixes: &[String], indent: usize) -> String {
+    let mut out = text.to_string();
+    // PyTorch's count: one more than the last line's length (two more
+    // when there is only one line).
+    let mut last_line = match text.rfind('\n') {
+        Some(i) => text.len() - i + 1,
+        None => text.len() + 2,
+    };
+    for suffix in suffixes {
+        if last_line + suffix.len() + 2 > print_options().linewidth {
+            out.push_str(&format!(",\n{}{suffix}", " ".repeat(indent)));
+            last_line = indent + suffix.len();
+        } else {
+            out.push_str(&format!(", {suffix}"));
+            last_line += suffix.len() + 2;
+        }
+    }
+    out.push(')');
+    out
+}
+
+/// A shape as Python writes a tuple: `(0, 3)`, `(5,)`, `()`.
+fn python_tuple(shape: &[usize]) -> String {
+    match shape {
+        [one] => format!("({one},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 /// The indices of each dimension a display shows; `None` marks the elided middle.
@@ -229,6 +359,7 @@ struct CellFormat {
     mode: FloatMode,
     width: usize,
     precision: usize,
+    python_bools: bool,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -250,13 +381,26 @@ impl CellFormat {
             mode,
             width: 0,
             precision: o.precision,
+            python_bools: false,
         };
-        f.width = cells.iter().map(|c| f.cell(*c).len()).max().unwrap_or(0);
+        // PyTorch's `_Formatter` measures a float tensor's nonzero finite
+        // values only (`[nan, 2.]`, `[-0., 0.]` are not padded to them).
+        let measured = |c: &&Cell| match c {
+            Cell::F(x) => x.is_finite() && *x != 0.0,
+            _ => true,
+        };
+        f.width = cells
+            .iter()
+            .filter(measured)
+            .map(|c| f.cell(*c).len())
+            .max()
+            .unwrap_or(1);
         f
     }
 
     fn cell(&self, c: Cell) -> String {
         match c {
+            Cell::B(b) if self.python_bools => if b { "True" } else { "False" }.into(),
             Cell::B(b) => b.to_string(),
             Cell::I(i) => i.to_string(),
             Cell::F(x) if x.is_nan() => "nan".into(),
@@ -324,39 +468,43 @@ fn sci(x: f64, precision: usize) -> String {
     }
 }
 
+/// PyTorch's `_tensor_str_with_formatter` for dimension `d` of the values
+/// that start at column `indent`: a row holds as many cells as fit the line
+/// width, a summarised row's middle is ` ...`, a summarised dimension's is
+/// `...` on a line of its own.
 fn layout<'a>(
     shown: &[Vec<Option<usize>>],
     d: usize,
+    indent: usize,
     fmt: &CellFormat,
     cells: &mut impl Iterator<Item = &'a Cell>,
     out: &mut String,
 ) {
-    let indent = d + 1;
     out.push('[');
     if d + 1 == shown.len() {
         let items: Vec<String> = shown[d]
             .iter()
             .map(|i| match i {
                 Some(_) => cells.next().map(|c| fmt.padded(*c)).unwrap_or_default(),
-                None => "...".into(),
+                None => " ...".into(),
             })
             .collect();
         let width = print_options().linewidth;
         let per_line = ((width.saturating_sub(indent)) / (fmt.width + 2)).max(1);
         let lines: Vec<String> = items.chunks(per_line).map(|c| c.join(", ")).collect();
-        out.push_str(&lines.join(&format!(",\n{}", " ".repeat(indent))));
+        out.push_str(&lines.join(&format!(",\n{}", " ".repeat(indent + 1))));
     } else {
         let sep = format!(
             ",{}{}",
             "\n".repeat(shown.len() - d - 1),
-            " ".repeat(indent)
+            " ".repeat(indent + 1)
         );
         for (k, i) in shown[d].iter().enumerate() {
             if k > 0 {
                 out.push_str(&sep);
             }
             match i {
-                Some(_) => layout(shown, d + 1, fmt, cells, out),
+                Some(_) => layout(shown, d + 1, indent + 1, fmt, cells, out),
                 None => out.push_str("..."),
             }
         }

@@ -20,6 +20,8 @@ pub fn str_of(v: &Value) -> String {
         Value::Exception(x) => x.message.clone(),
         Value::Object(o) => super::user_text::str_of(o).unwrap_or_else(|| repr_of(v)),
         Value::Module(m) => super::user_text::module_str(m).unwrap_or_else(|| repr_of(v)),
+        // `cuda:0`; its repr is `device(type='cuda', index=0)`.
+        Value::Device(_) | Value::CurrentCuda => show::repr(v),
         other => repr_of(other),
     }
 }
@@ -117,6 +119,12 @@ pub fn repr_of(v: &Value) -> String {
             items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
         ),
         Value::Tensor(t) => show::tensor_text(t),
+        // In a Python program, PyTorch's `device(type='cuda', index=0)`.
+        Value::Device(d) if show::pytorch_text() => match d.get() {
+            crate::runtime::Device::Cuda(i) => format!("device(type='cuda', index={i})"),
+            other => format!("device(type='{other}')"),
+        },
+        Value::CurrentCuda if show::pytorch_text() => "device(type='cuda')".into(),
         // `ValueError('x')`, `ValueError('bad', 3)`, `ValueError()`.
         Value::Exception(x) => format!(
             "{}({})",

@@ -97,7 +97,7 @@ pub fn repr(v: &Value) -> String {
         Value::CurrentCuda => "cuda".into(),
         Value::DType(d) => d.to_string(),
         Value::Tensor(t) => tensor_text(t),
-        Value::Sparse(s) => tensor::render_sparse(&s.indices, &s.values, &s.shape),
+        Value::Sparse(s) => sparse_text(s),
         // A tuple shows as a list does (a shape as `[2, 3]`, close to
         // PyTorch's `torch.Size([2, 3])`).
         Value::List(items) | Value::Size(items) => sequence(items),
@@ -303,10 +303,43 @@ pub fn repr(v: &Value) -> String {
 /// A tensor as shown: a module's parameter under PyTorch's
 /// "Parameter containing:" line.
 pub(super) fn tensor_text(t: &crate::runtime::Tensor) -> String {
-    match crate::autograd::meta::is_parameter(t) {
-        true => format!("Parameter containing:\n{}", tensor::render(t)),
+    let text = match PYTORCH_TEXT.get() {
+        true => tensor::pytorch_repr(t),
         false => tensor::render(t),
+    };
+    match crate::autograd::meta::is_parameter(t) {
+        true => format!("Parameter containing:\n{text}"),
+        false => text,
     }
+}
+
+/// A sparse tensor's text: PyTorch's repr in a Python program, else its
+/// values and tag.
+fn sparse_text(s: &crate::autograd::sparse::SparseTensor) -> String {
+    match PYTORCH_TEXT.get() {
+        true => tensor::pytorch_sparse_repr(&s.indices, &s.values, &s.shape),
+        false => tensor::render_sparse(&s.indices, &s.values, &s.shape),
+    }
+}
+
+thread_local! {
+    /// Whether tensors are written as PyTorch's `repr` writes them (a
+    /// Python program's text) rather than with cudash's tag.
+    static PYTORCH_TEXT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether values are being written as a Python program reads them.
+pub(crate) fn pytorch_text() -> bool {
+    PYTORCH_TEXT.get()
+}
+
+/// Runs `f` with tensors written as PyTorch writes them (`on`: the text a
+/// Python program reads) or with cudash's tag (cells of cudash's language).
+pub(crate) fn with_pytorch_text<R>(on: bool, f: impl FnOnce() -> R) -> R {
+    let before = PYTORCH_TEXT.replace(on);
+    let r = f();
+    PYTORCH_TEXT.set(before);
+    r
 }
 
 /// Python's float repr: `2.0`, `0.1`, `1e+20`, `nan`.

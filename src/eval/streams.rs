@@ -124,8 +124,11 @@ impl Interp {
             .user_texts(values)
             .map_err(|d| Error::Located(Box::new(d)))?;
         let tensors: Vec<&Tensor> = tensors.iter().map(|t| &**t).collect();
-        self.rt
-            .show(&tensors, || super::user_text::with(texts, show))
+        // A Python program reads a tensor as PyTorch writes it.
+        let python = self.python_program();
+        self.rt.show(&tensors, || {
+            super::show::with_pytorch_text(python, || super::user_text::with(texts, show))
+        })
     }
 
     /// Shows the runtime's notes (a non-blocking copy that had to block) as warnings.
