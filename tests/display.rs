@@ -104,3 +104,47 @@ fn other_values() {
     shows!("ones(2, 3).shape" => "[2, 3]");
     shows!("print(\"a\", 1, 2.5, ones(1))" => "a 1 2.5 [1.]  f32[1] @cpu");
 }
+
+/// A Python program prints what Python prints: an instance, a function, a
+/// lambda and an autograd node with the address `id()` gives (as CPython's
+/// reprs), a builtin as `<built-in function len>`; a cell of cudash's
+/// language keeps its short forms.
+#[test]
+fn a_python_program_prints_pythons_reprs() {
+    let out = common::script_lines_on(
+        0,
+        "reprs",
+        "import torch
+class Foo:
+    pass
+def f():
+    pass
+o = Foo()
+y = torch.ones(2, requires_grad=True) * 2
+print(o, hex(id(o)))
+print(f, hex(id(f)))
+print(lambda x: x)
+print(y.grad_fn, hex(id(y.grad_fn)), y.grad_fn is y.grad_fn)
+print(len)
+",
+    );
+    let address = |line: &str, before: &str| -> (String, String) {
+        let (text, id) = line.rsplit_once(' ').unwrap();
+        let shown = text
+            .strip_prefix(before)
+            .and_then(|r| r.strip_suffix('>'))
+            .unwrap_or_else(|| panic!("{line}"));
+        (shown.to_string(), id.to_string())
+    };
+    let (a, id) = address(&out[0], "<__main__.Foo object at ");
+    assert_eq!(a, id, "{out:?}");
+    let (a, id) = address(&out[1], "<function f at ");
+    assert_eq!(a, id, "{out:?}");
+    assert!(out[2].starts_with("<function <lambda> at 0x"), "{out:?}");
+    let (node, same) = out[3].rsplit_once(' ').unwrap();
+    assert_eq!(same, "True");
+    let (a, id) = address(node, "<MulBackward0 object at ");
+    assert_eq!(a, id, "{out:?}");
+    assert_eq!(out[4], "<built-in function len>");
+    assert_eq!(common::ok("len"), "<builtin len(obj)>");
+}

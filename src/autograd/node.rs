@@ -1072,6 +1072,15 @@ impl GraphFn {
         }
     }
 
+    /// Where the node lives: the same for every read of one node
+    /// (Python's `id(y.grad_fn)`, the address its repr shows).
+    pub fn addr(&self) -> usize {
+        match self {
+            GraphFn::Node(n) => Arc::as_ptr(n) as usize,
+            GraphFn::Accumulate(c) => Arc::as_ptr(c) as usize,
+        }
+    }
+
     /// What PyTorch's `name()` gives: `MulBackward0`, and for a leaf's
     /// node its C++ name, `torch::autograd::AccumulateGrad`.
     pub fn qualified_name(&self) -> &'static str {

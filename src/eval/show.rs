@@ -1,5 +1,6 @@
 //! Short readable forms of every value.
 
+use super::value::object_id;
 use super::Value;
 use crate::display::tensor;
 
@@ -106,11 +107,19 @@ pub fn repr(v: &Value) -> String {
         }),
         Value::Builtin(doc) => match super::builtins::classes::qualified(doc.name) {
             Some(class) => format!("<class '{class}'>"),
+            None if pytorch_text() => format!("<built-in function {}>", doc.name),
             None => format!("<builtin {}>", doc.signature),
         },
+        // Python's text, with the address `id()` gives, in a Python program.
+        Value::Function(f) if pytorch_text() => {
+            format!("<function {} at {:#x}>", f.def.name.name, object_id(v))
+        }
         Value::Function(f) => format!("<function {}>", f.signature()),
         Value::Stream(s) => s.describe(),
         Value::Event(e) => e.describe(),
+        Value::GradFn(f) if pytorch_text() => {
+            format!("<{} object at {:#x}>", f.name(), object_id(v))
+        }
         Value::GradFn(f) => format!("<{}>", f.name()),
         Value::Dataset(ds) => match &**ds {
             crate::data::dataset::Dataset::Tensors(t) => format!(
@@ -184,6 +193,12 @@ pub fn repr(v: &Value) -> String {
                 mb.floor()
             )
         }
+        Value::Object(o) if pytorch_text() => format!(
+            "<{}.{} object at {:#x}>",
+            o.class.module(),
+            o.class.name,
+            object_id(v)
+        ),
         Value::Object(o) => format!("<{}.{} object>", o.class.module(), o.class.name),
         Value::OwnModule(m) => format!("<module '{}' from '{}'>", m.name, m.path.display()),
         Value::ArgParser(p) => {
