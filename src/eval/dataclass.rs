@@ -60,9 +60,15 @@ pub fn text(o: &Object, item: &dyn Fn(&Value) -> String) -> String {
         .map(|f| {
             let v = attrs.iter().find(|(n, _)| *n == f).map(|(_, v)| v.clone());
             let shown = v.as_ref().map_or("?".into(), item);
-            // A value of several lines (a matrix) stays under its name.
-            let pad = format!("\n{}", " ".repeat(f.len() + 1));
-            format!("{f}={}", shown.replace('\n', &pad))
+            // A value of several lines (a matrix) stays under its name in
+            // cudash's display; Python's repr writes it as it is.
+            match super::show::pytorch_text() {
+                true => format!("{f}={shown}"),
+                false => {
+                    let pad = format!("\n{}", " ".repeat(f.len() + 1));
+                    format!("{f}={}", shown.replace('\n', &pad))
+                }
+            }
         })
         .collect();
     SHOWING.with(|s| s.borrow_mut().retain(|&p| p != me));
