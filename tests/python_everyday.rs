@@ -6150,3 +6150,31 @@ for bad in (lambda: 'hello'[10], lambda: b'ab'[-3], lambda: (1, 2)[5]):
         ]
     );
 }
+
+/// Subscripting what holds no items says so in Python's words (a
+/// parameter's `.grad` after `zero_grad()`, as the autograd tutorial of
+/// PyTorch's "Introduction to PyTorch" series ends; PyTorch 2.15 printed
+/// these lines).
+#[test]
+fn subscripting_none_is_pythons_type_error() {
+    assert_eq!(
+        printed(
+            r#"import torch
+w = torch.nn.Linear(2, 2)
+w(torch.ones(1, 2)).sum().backward()
+torch.optim.SGD(w.parameters(), lr=0.1).zero_grad()
+for v in [w.weight.grad, 3, 2.5, True]:
+    try:
+        v[0]
+    except TypeError as e:
+        print(e)
+"#
+        ),
+        [
+            "'NoneType' object is not subscriptable",
+            "'int' object is not subscriptable",
+            "'float' object is not subscriptable",
+            "'bool' object is not subscriptable",
+        ]
+    );
+}

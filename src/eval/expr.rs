@@ -605,6 +605,17 @@ impl Interp {
     pub(crate) fn indexable(&self, v: &Value, span: Span) -> Result<Arc<Tensor>, Diagnostic> {
         match v {
             Value::Tensor(t) => Ok(Arc::clone(t)),
+            // Python's own words for what no subscript reads (`x.grad[0]`
+            // before a backward pass: `'NoneType' object is not subscriptable`).
+            Value::None | Value::Int(_) | Value::Float(_) | Value::Bool(_) => Err(Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "'{}' object is not subscriptable",
+                    super::format::python_type(v)
+                ),
+                help: None,
+            }
+            .at(span)),
             other => {
                 Err(Error::wrong_type("the indexed value", "a tensor", other.type_name()).at(span))
             }
