@@ -205,6 +205,39 @@ pub(super) fn requires_grad_(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b
     Ok(Value::Tensor(Arc::clone(t)))
 }
 
+/// `torch.autograd.Variable(data, requires_grad=False, volatile=False)`:
+/// the wrapper of PyTorch before 0.4, which since then gives a tensor:
+/// `data` detached (its memory shared), requiring grad as asked
+/// (`python_legacy_variable.cpp`). `isinstance(x, Variable)` holds for
+/// every tensor, as PyTorch's `VariableMeta` makes it.
+pub(super) fn variable(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let data = match b.get("data") {
+        None | Some((Value::None, _)) => Arc::new(Tensor::from_vec(Vec::<f32>::new(), vec![0])),
+        Some((Value::Tensor(t), _)) => Arc::clone(t),
+        Some((other, span)) => {
+            return Err(Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "Variable data has to be a tensor, but got {}",
+                    super::format::python_type(other)
+                ),
+                help: Some("`torch.tensor(data)` makes a tensor of a list".into()),
+            }
+            .at(*span))
+        }
+    };
+    if b.bool("volatile", false)? {
+        me.warn_once(
+            "UserWarning: volatile was removed and now has no effect. Use `with torch.no_grad():` \
+             instead."
+                .into(),
+        );
+    }
+    let t = crate::autograd::meta::detached(&data);
+    make_requires_grad(&t, b.bool("requires_grad", false)?).map_err(|e| e.at(b.span))?;
+    Ok(Value::tensor(t))
+}
+
 /// `x.detach()`: the same elements, no autograd history.
 pub(super) fn detach(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bound) -> Out {
     Ok(Value::tensor(crate::autograd::meta::detached(t)))

@@ -58,6 +58,7 @@ pub fn qualified(name: &str) -> Option<String> {
     }
     let path = match name {
         "Tensor" => "torch.Tensor",
+        "Variable" => "torch.autograd.variable.Variable",
         "device" => "torch.device",
         "Generator" => "torch._C.Generator",
         "range" => "range",

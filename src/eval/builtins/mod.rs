@@ -346,6 +346,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("SGD", super::grad::sgd),
     ("backward", super::grad::backward_of_many),
     ("grad", super::grad::grad_of),
+    ("Variable", super::grad::variable),
     ("queue_callback", super::hooks::queue_callback),
     ("Adam", super::grad::adam),
     ("AdamW", super::grad::adam),

@@ -614,7 +614,7 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
         Value::Builtin(doc) if doc.name == "Parameter" => {
             matches!(obj, Value::Tensor(t) if meta::is_parameter(t))
         }
-        Value::Builtin(doc) if matches!(doc.name, "tensor" | "Tensor") => {
+        Value::Builtin(doc) if matches!(doc.name, "tensor" | "Tensor" | "Variable") => {
             matches!(obj, Value::Tensor(_) | Value::Sparse(_))
         }
         // Every sampler is a `Sampler`: the builtins and the program's own.
