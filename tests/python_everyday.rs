@@ -6178,3 +6178,29 @@ for v in [w.weight.grad, 3, 2.5, True]:
         ]
     );
 }
+
+/// A Python program is warned as Python's default filter warns: once from
+/// each place however often it runs (a function called in a loop), the
+/// warning shown as the statement that raised it ends, no count of
+/// repeats (PyTorch 2.15 printed this program's warning twice: from line
+/// 4 and from line 7).
+#[test]
+fn a_python_programs_warning_comes_once_from_each_place() {
+    let (out, err, ok) = common::script_streams(
+        "warned_once",
+        "import torch
+import torch.nn.functional as F
+def f(x):
+    return F.log_softmax(x)
+for i in range(3):
+    f(torch.ones(2, 2))
+    print(i)
+F.log_softmax(torch.ones(2, 2))
+",
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out, "0\n1\n2\n");
+    let warning = "UserWarning: Implicit dimension choice for log_softmax has been deprecated.";
+    assert_eq!(err.matches(warning).count(), 2, "{err}");
+    assert!(!err.contains("more time"), "{err}");
+}

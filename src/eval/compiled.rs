@@ -139,6 +139,7 @@ fn each(
         if it.rt.hazards_pending() {
             it.flush_hazards();
         }
+        it.flush_statement_notes();
         if crate::autograd::saved_hooks::has_pending() {
             it.pack_saved(span)?;
         }

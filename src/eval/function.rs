@@ -215,6 +215,9 @@ impl Interp {
         // function in a DataLoader): no call site of the program's then.
         let called_by_runtime = span == f.def.name.span;
         let cells = new_cells(&f, &slots);
+        // The caller's statement is where its warnings come from again
+        // once the call returns.
+        let statement_at = self.statement_at.get();
         self.frames.push(Frame {
             function: f,
             slots,
@@ -237,6 +240,7 @@ impl Interp {
             self.grad.enabled = on;
         }
         let ran = ran.map_err(|d| self.in_body(d));
+        self.statement_at.set(statement_at);
         let returned = self.frames.pop().map(|frame| {
             let mut slots = frame.slots;
             // The locals are freed here, at the call's end, as in Python.

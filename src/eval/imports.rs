@@ -161,6 +161,11 @@ pub static MODULES: &[PyModule] = &[
     PyModule {
         path: "torch.backends.mps",
     },
+    // oneDNN, which PyTorch's CPU wheels run an LSTM with: not cudash's
+    // (`enabled = False` asks PyTorch for its own kernels, as cudash's are).
+    PyModule {
+        path: "torch.backends.mkldnn",
+    },
     // Intel's GPUs: none here (`elif torch.xpu.is_available():`).
     PyModule { path: "torch.xpu" },
     // `torch.version.cuda`: the versions cudash stands for.
@@ -1187,6 +1192,9 @@ static NATIVES: &[Native] = &[
         name: "torch.backends.mps.is_built",
     },
     Native {
+        name: "torch.backends.mkldnn.is_available",
+    },
+    Native {
         name: "torch.xpu.is_available",
     },
     Native {
@@ -1290,6 +1298,7 @@ const MODULE_FLAGS: &[(&str, bool)] = &[
     ("torch.backends.cudnn.deterministic", false),
     ("torch.backends.cudnn.enabled", true),
     ("torch.backends.cudnn.allow_tf32", true),
+    ("torch.backends.mkldnn.enabled", true),
     // Read back as set; cudash's matrix products stay full f32 (cuBLAS's
     // default math), where PyTorch on an Ampere or later GPU rounds their
     // inputs to TF32 with it on (docs/python-programs.md).
@@ -1667,7 +1676,9 @@ fn constant(full: &str) -> Option<Value> {
                 .map(|a| Value::Str(Arc::new(a)))
                 .collect(),
         ))))),
-        "torch.backends.cudnn" | "torch.backends.cuda.matmul" => flag(full).map(Value::bool),
+        "torch.backends.cudnn" | "torch.backends.cuda.matmul" | "torch.backends.mkldnn" => {
+            flag(full).map(Value::bool)
+        }
         // `Optional[str]` in an annotation: cudash does not evaluate
         // annotations, so the names need only import (shown as Python's).
         "typing"
@@ -2570,6 +2581,7 @@ impl Interp {
             "torch.backends.cudnn.is_available"
             | "torch.backends.mps.is_available"
             | "torch.backends.mps.is_built"
+            | "torch.backends.mkldnn.is_available"
             | "torch.xpu.is_available" => Value::bool(false),
             "torch.xpu.device_count" => Value::Int(0),
             // PyTorch's `version()` is None where cuDNN is not available.

@@ -242,6 +242,12 @@ pub struct Interp {
     warned: Vec<(String, u64)>,
     /// PyTorch's warnings given once a session (`TORCH_WARN_ONCE`).
     warned_in_session: Vec<&'static str>,
+    /// Where a Python program has been warned: each warning and the
+    /// source and statement it came from, shown once (Python's default
+    /// filter).
+    warned_at: std::collections::HashSet<(String, usize, usize)>,
+    /// Where the innermost running statement starts (a warning's place).
+    statement_at: std::cell::Cell<usize>,
     /// Whether ops record autograd's graph (off inside `no_grad { }`).
     pub(crate) grad: crate::autograd::Mode,
     /// The script or cell running now: the functions it defines keep it.
@@ -306,6 +312,8 @@ impl Interp {
             hooks,
             warned: Vec::new(),
             warned_in_session: Vec::new(),
+            warned_at: Default::default(),
+            statement_at: std::cell::Cell::new(0),
             grad: crate::autograd::Mode::default(),
             source: None,
             turn: None,
@@ -567,6 +575,7 @@ impl Interp {
     /// call: a function's body may come from another cell), unless Ctrl-C
     /// asked to stop.
     pub(super) fn enter(&self, span: Span) -> Result<(), Diagnostic> {
+        self.statement_at.set(span.start);
         if self.frames.is_empty() {
             self.rt.at_statement(span.start);
         }

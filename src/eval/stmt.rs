@@ -29,6 +29,7 @@ impl Interp {
         if self.rt.hazards_pending() {
             self.flush_hazards();
         }
+        self.flush_statement_notes();
         // What an in-place statement (`x *= y`) saved under the program's hooks.
         if crate::autograd::saved_hooks::has_pending() {
             self.pack_saved(s.span)?;

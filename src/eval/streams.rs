@@ -131,6 +131,17 @@ impl Interp {
         })
     }
 
+    /// In a Python program, the warnings a statement's ops gave, shown as
+    /// the statement ends: Python shows a warning where it is raised, once
+    /// from each place (`warn_once`). Cells show theirs after the whole
+    /// top-level statement, repeats counted.
+    #[inline]
+    pub(crate) fn flush_statement_notes(&mut self) {
+        if self.rt.notes_pending() && self.python_program() {
+            self.flush_notes();
+        }
+    }
+
     /// Shows the runtime's notes (a non-blocking copy that had to block) as warnings.
     pub(crate) fn flush_notes(&mut self) {
         for note in self.rt.take_notes() {
@@ -154,6 +165,22 @@ impl Interp {
         // (a race between streams) carry none and stay.
         if let Some((category, _)) = msg.split_once(": ") {
             if self.ignored_warnings.iter().any(|c| c == category) {
+                return;
+            }
+            // In a Python program, Python's default filter: a warning of
+            // Python's categories once from each place (source and
+            // statement) however often that place runs.
+            if category.ends_with("Warning") && self.python_program() {
+                let source = match self.frames.last() {
+                    Some(frame) => frame.function.source.as_ref().or(self.source.as_ref()),
+                    None => self.source.as_ref(),
+                };
+                let place = source.map_or(0, |s| Arc::as_ptr(s) as usize);
+                let key = (msg, place, self.statement_at.get());
+                if !self.warned_at.contains(&key) {
+                    self.emit(Output::Warning(key.0.clone()));
+                    self.warned_at.insert(key);
+                }
                 return;
             }
         }

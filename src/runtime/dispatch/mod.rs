@@ -149,6 +149,12 @@ impl Runtime {
         self.notes.push(text);
     }
 
+    /// Whether `take_notes` has something to give.
+    #[inline]
+    pub fn notes_pending(&self) -> bool {
+        !self.notes.is_empty()
+    }
+
     /// Notes given since the last call, oldest first.
     pub fn take_notes(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notes)
