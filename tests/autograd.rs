@@ -1296,3 +1296,45 @@ fn mem_map_names_list_items_optimizer_state_and_saved_indices() {
         "{out}"
     );
 }
+
+/// Iterating a tensor is `unbind(0)`, as PyTorch's `Tensor.__iter__`: the
+/// rows a `for` loop, `enumerate`, `zip`, `list`, unpacking and `*args`
+/// take are the outputs of one `UnbindBackward0`, so a loss built from
+/// them reaches the tensor's gradient (the rows had no history, and a
+/// model that walked its features row by row, as PyTorch's Bi-LSTM CRF
+/// tutorial does, trained without its LSTM: its gradients stayed None).
+/// Each value as PyTorch 2.15 printed it.
+#[test]
+fn iterating_a_tensor_keeps_its_graph() {
+    let out = common::script_lines_on(
+        0,
+        "iterate_rows",
+        "import torch
+w = torch.ones(3, 2, requires_grad=True)
+y = w * 2
+print([r.grad_fn.name() for r in y], len({id(r.grad_fn) for r in y}))
+print([a.grad_fn.name() for a, b in zip(y, y)], list(y)[2].grad_fn.name())
+first, *rest = y
+print(first.grad_fn.name(), rest[1].grad_fn.name(), next(iter(y)).grad_fn.name())
+s = 0
+for i, r in enumerate(y):
+    s = s + r.sum() * i
+for r in y:
+    s = s + r[0] * 10
+s.backward()
+print(w.grad.tolist())
+with torch.no_grad():
+    print([r.grad_fn for r in y])
+",
+    );
+    assert_eq!(
+        out,
+        [
+            "['UnbindBackward0', 'UnbindBackward0', 'UnbindBackward0'] 1",
+            "['UnbindBackward0', 'UnbindBackward0', 'UnbindBackward0'] UnbindBackward0",
+            "UnbindBackward0 UnbindBackward0 UnbindBackward0",
+            "[[20.0, 0.0], [22.0, 2.0], [24.0, 4.0]]",
+            "[None, None, None]",
+        ]
+    );
+}

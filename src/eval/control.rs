@@ -389,7 +389,7 @@ impl Interp {
                     }
                     return Ok(());
                 }
-                let each = match (&v, v.elements()) {
+                let each = match (&v, self.elements_of(&v)) {
                     (_, Some(each)) => each.map_err(|e| e.at(it.span))?,
                     (Value::Dict(entries), None) => {
                         entries.items().iter().map(|(k, _)| k.value()).collect()

@@ -1339,7 +1339,7 @@ impl Interp {
                 }
             }
             _ => {
-                let items = match value.elements() {
+                let items = match self.elements_of(&value) {
                     Some(items) => items.map_err(|e| e.at(span))?,
                     None => {
                         return Err(Error::Module {

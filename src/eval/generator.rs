@@ -724,7 +724,7 @@ impl Interp {
         match v {
             Value::Iterator(i) => Ok(i),
             other => Ok(Arc::new(Mutex::new(PyIterator::Items(
-                super::builtins::python::items_of(&other, span, what)?.into(),
+                super::builtins::python::items_of(self, &other, span, what)?.into(),
             )))),
         }
     }
@@ -971,7 +971,7 @@ impl Interp {
             Value::Dict(d) => return Ok(d.items().iter().map(|(k, _)| k.value()).collect()),
             _ => {}
         }
-        v.elements()
+        self.elements_of(&v)
             .ok_or_else(|| {
                 Error::wrong_type(
                     "what `for` iterates over",

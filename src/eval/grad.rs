@@ -862,6 +862,42 @@ impl Interp {
         Value::List(Arc::new(parts.into_iter().map(Value::Tensor).collect()))
     }
 
+    /// A tensor's rows as Python iterates them (`for r in x`, `a, b = x`,
+    /// `list(x)`, `zip(x, y)`): PyTorch's `Tensor.__iter__` is
+    /// `iter(self.unbind(0))`, so the rows are the outputs of one
+    /// `UnbindBackward0` where `x` requires grad, views of it otherwise.
+    pub(crate) fn rows_of(&self, x: &Arc<Tensor>) -> Result<Vec<Value>, Error> {
+        let parts = crate::runtime::op::view::unbind(x, 0)?;
+        let backward = Backward::Split {
+            dim: 0,
+            sizes: vec![1; parts.len()],
+            stacked: true,
+        };
+        let parts = parts.into_iter().map(Arc::new).collect();
+        let parts =
+            record::attach_parts(&self.rt, self.grad, x, parts, ("UnbindBackward0", backward));
+        Ok(parts.into_iter().map(Value::Tensor).collect())
+    }
+
+    /// [`Value::elements`] with a tensor's rows as [`Interp::rows_of`]
+    /// gives them: what every loop, unpacking and builtin that reads an
+    /// iterable's items takes.
+    pub(crate) fn elements_of(&self, v: &Value) -> Option<Result<Vec<Value>, Error>> {
+        match v {
+            Value::Tensor(t) if t.ndim() > 0 => Some(self.rows_of(t)),
+            // `enumerate(x)` of a tensor: its rows, numbered.
+            Value::Enumerate(e) if matches!(&e.0, Value::Tensor(t) if t.ndim() > 0) => {
+                Some(self.elements_of(&e.0)?.map(|rows| {
+                    (e.1..)
+                        .zip(rows)
+                        .map(|(i, r)| Value::List(Arc::new(vec![Value::Int(i), r])))
+                        .collect()
+                }))
+            }
+            other => other.elements(),
+        }
+    }
+
     /// A reshape of `t`: `ViewBackward0` when it is a view, else
     /// `UnsafeViewBackward0` (PyTorch's names for the two).
     pub(crate) fn reshaped(&self, t: &Arc<Tensor>, x: Arc<Tensor>) -> Arc<Tensor> {

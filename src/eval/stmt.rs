@@ -491,7 +491,7 @@ impl Interp {
         }
         // `xs += ys` extends the list in place (every name for it sees it).
         if let (Value::MutList(list), BinaryOp::Add) = (&current, op) {
-            let more = super::builtins::python::items_of(&v, value_span, "+=")?;
+            let more = super::builtins::python::items_of(self, &v, value_span, "+=")?;
             Arc::make_mut(&mut crate::runtime::lock::lock(list)).extend(more);
             return Ok(());
         }
@@ -936,7 +936,7 @@ impl Interp {
         v: Value,
         span: Span,
     ) -> Result<(), Diagnostic> {
-        let items: Vec<Value> = match (&v, v.elements()) {
+        let items: Vec<Value> = match (&v, self.elements_of(&v)) {
             (_, Some(items)) => items.map_err(|err| err.at(span))?,
             // A dict's keys, as Python's.
             (Value::Dict(pairs), None) => pairs.items().iter().map(|(k, _)| k.value()).collect(),

@@ -195,10 +195,10 @@ pub(super) fn number(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
 
 /// `zip(a, b, ...)`: tuples of the items at each position, as many as the
 /// shortest has.
-pub(super) fn zip(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+pub(super) fn zip(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let mut columns = Vec::with_capacity(b.rest.len());
     for (v, span) in &b.rest {
-        columns.push(items_of(v, *span, "zip()")?);
+        columns.push(items_of(me, v, *span, "zip()")?);
     }
     let n = columns.iter().map(Vec::len).min().unwrap_or(0);
     let rows = (0..n)
@@ -209,11 +209,12 @@ pub(super) fn zip(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, D
 
 /// The items of something Python iterates (a dict: its keys).
 pub(crate) fn items_of(
+    me: &Interp,
     v: &Value,
     span: crate::vocab::Span,
     what: &str,
 ) -> Result<Vec<Value>, Diagnostic> {
-    match (v, v.elements()) {
+    match (v, me.elements_of(v)) {
         (_, Some(items)) => items.map_err(|e| e.at(span)),
         (Value::Dict(pairs), None) => Ok(pairs.items().iter().map(|(k, _)| k.value()).collect()),
         (Value::Str(s), None) => Ok(s.chars().map(|c| text(c.to_string())).collect()),
@@ -233,16 +234,16 @@ pub(crate) fn items_of(
 }
 
 /// `tuple(xs)`: the items as a tuple.
-pub(super) fn tuple(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+pub(super) fn tuple(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let items = match b.get("iterable") {
         None => Vec::new(),
-        Some((v, span)) => items_of(v, *span, "tuple()")?,
+        Some((v, span)) => items_of(me, v, *span, "tuple()")?,
     };
     Ok(Value::List(Arc::new(items)))
 }
 
 /// `dict(a=1, b=2)`, `dict(pairs)`.
-pub(super) fn dict(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+pub(super) fn dict(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let mut out: Vec<(Key, Value)> = Vec::new();
     // A repeated key keeps its first place and its last value (`PyDict::new`).
     let mut put = |k: Key, v: Value| out.push((k, v));
@@ -253,7 +254,7 @@ pub(super) fn dict(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
                 .iter()
                 .for_each(|(k, v)| put(k.clone(), v.clone())),
             other => {
-                for pair in items_of(other, *span, "dict()")? {
+                for pair in items_of(me, other, *span, "dict()")? {
                     match pair.elements() {
                         Some(Ok(kv)) if kv.len() == 2 => put(
                             Key::required(&kv[0]).map_err(|e| e.at(*span))?,
@@ -277,7 +278,7 @@ pub(super) fn sorted(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
         .get("iterable")
         .cloned()
         .ok_or_else(|| Error::value("sorted() needs a list").at(b.span))?;
-    let items = items_of(&v, span, "sorted()")?;
+    let items = items_of(me, &v, span, "sorted()")?;
     let key = b
         .get("key")
         .map(|(k, _)| k.clone())
@@ -428,7 +429,7 @@ pub(super) fn any_all(me: &mut Interp, name: &'static str, b: &Bound) -> Result<
         .cloned()
         .ok_or_else(|| Error::value(format!("{name}() needs a list")).at(b.span))?;
     let want = name == "any";
-    for item in items_of(&v, span, &format!("{name}()"))? {
+    for item in items_of(me, &v, span, &format!("{name}()"))? {
         if me.truth(&item, span)? == want {
             return Ok(Value::bool(want));
         }
@@ -490,7 +491,7 @@ impl Interp {
                 Ok(python_round(x, int, b))
             }
             "sum" => {
-                let items = match items_of(&first, span, "sum()") {
+                let items = match items_of(self, &first, span, "sum()") {
                     Ok(items) => items,
                     Err(e) => return Some(Err(e)),
                 };
@@ -534,7 +535,7 @@ impl Interp {
                     .collect();
                 let mut items = match numbers(&first) || values.len() > 1 {
                     true => values,
-                    false => match items_of(&first, span, &format!("{name}()")) {
+                    false => match items_of(self, &first, span, &format!("{name}()")) {
                         Ok(items) => items,
                         Err(e) => return Some(Err(e)),
                     },
@@ -677,7 +678,7 @@ pub(super) fn iter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     let state = match &v {
         Value::DataLoader(l) => return me.loader_iter(l, span),
         Value::Iterator(_) => return Ok(v),
-        other => PyIterator::Items(items_of(other, span, "iter()")?.into()),
+        other => PyIterator::Items(items_of(me, other, span, "iter()")?.into()),
     };
     Ok(Value::Iterator(Arc::new(std::sync::Mutex::new(state))))
 }
@@ -728,7 +729,7 @@ fn type_error(message: &str) -> Error {
 /// `reversed(seq)`: an iterator over a sequence's items, last first (a
 /// list, a tuple, a range, a string, a dict's keys; not a generator,
 /// whose end is not known, as Python's).
-pub(super) fn reversed(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+pub(super) fn reversed(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     use super::super::value::PyIterator;
     let (v, span) = b
         .get("sequence")
@@ -745,7 +746,7 @@ pub(super) fn reversed(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
         }
         .at(span));
     }
-    let mut items = items_of(&v, span, "reversed()")?;
+    let mut items = items_of(me, &v, span, "reversed()")?;
     items.reverse();
     Ok(Value::Iterator(Arc::new(std::sync::Mutex::new(
         PyIterator::Items(items.into()),

@@ -238,11 +238,11 @@ fn path_arg(b: &Bound) -> Result<String, Diagnostic> {
 /// none), a list's or dict's items, a string's characters.
 /// `list(items)`: a Python list, empty or with the items of a list, a
 /// result's parts or a tensor's first dimension.
-pub(super) fn list(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+pub(super) fn list(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let items: Vec<Value> = match b.get("items") {
         None | Some((Value::None, _)) => Vec::new(),
         // A dict's keys and a string's characters, as Python's list(d).
-        Some((v, span)) => super::python::items_of(v, *span, "list()")?,
+        Some((v, span)) => super::python::items_of(me, v, *span, "list()")?,
     };
     Ok(Value::list(items))
 }
@@ -273,7 +273,7 @@ pub(super) fn enumerate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<V
     // Other items are taken once, here (an iterator's or a file's would be
     // used up by asking twice): a string's characters, a dict's keys as
     // Python's.
-    let items = super::python::items_of(&v, span, "enumerate()")?;
+    let items = super::python::items_of(me, &v, span, "enumerate()")?;
     let v = match v {
         Value::Iterator(_) | Value::Str(_) | Value::Dict(_) | Value::File(_) => {
             Value::List(Arc::new(items))

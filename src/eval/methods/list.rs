@@ -55,7 +55,7 @@ pub(super) fn list_method(
             let (v, span) = b
                 .get("iterable")
                 .ok_or_else(|| Error::value("extend() needs a list").at(b.span))?;
-            let more = crate::eval::builtins::python::items_of(v, *span, "extend()")?;
+            let more = crate::eval::builtins::python::items_of(me, v, *span, "extend()")?;
             Arc::make_mut(&mut lock(xs)).extend(more);
             Ok(Value::None)
         }

@@ -48,10 +48,15 @@ pub fn join_plan(all: &[&Tensor], dim: i64, what: &str) -> Result<CatPlan, Error
     let first = ts
         .first()
         .ok_or_else(|| Error::value(format!("{what} needs at least one tensor")))?;
-    if first.ndim() == 0 {
-        return Err(Error::shape(format!(
-            "{what} cannot join 0-d tensors; use stack()"
-        )));
+    // PyTorch's check, in its words, naming the first 0-d one.
+    if let Some(at) = all.iter().position(|t| t.ndim() == 0) {
+        return Err(Error::Shape {
+            message: format!("zero-dimensional tensor (at position {at}) cannot be concatenated"),
+            help: Some(format!(
+                "{what} joins along an existing dimension: stack() makes one (a 1-d tensor of \
+                 0-d ones), or give each a dimension with `.view(1)`"
+            )),
+        });
     }
     let d = norm_dim(dim, first.ndim())?;
     for t in ts {
