@@ -14,15 +14,19 @@ fn pasted() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pasted")
 }
 
-/// The numbers of a line and the text around them.
-fn split(line: &str) -> (String, Vec<f64>) {
+/// The numbers of a line, each with the unit of its last printed digit
+/// (`2.3020` 1e-4, `1.1176e-07` 1e-11), and the text around them.
+fn split(line: &str) -> (String, Vec<(f64, f64)>) {
     let mut text = String::new();
     let mut numbers = Vec::new();
     let mut word = String::new();
-    let flush = |word: &mut String, text: &mut String, numbers: &mut Vec<f64>| {
+    let flush = |word: &mut String, text: &mut String, numbers: &mut Vec<(f64, f64)>| {
         match word.parse::<f64>() {
             Ok(x) if word.contains('.') || word.contains('e') => {
-                numbers.push(x);
+                let (mantissa, exponent) = word.split_once('e').unwrap_or((word, "0"));
+                let places = mantissa.split_once('.').map_or(0, |(_, f)| f.len()) as i32;
+                let unit = 10f64.powi(exponent.parse::<i32>().unwrap_or(0) - places);
+                numbers.push((x, unit));
                 text.push('#');
             }
             _ => text.push_str(word),
@@ -32,7 +36,8 @@ fn split(line: &str) -> (String, Vec<f64>) {
     for c in line.chars() {
         if c.is_ascii_digit()
             || c == '.'
-            || (c == '-' && word.is_empty())
+            || (c == '-' && (word.is_empty() || word.ends_with('e')))
+            || (c == '+' && word.ends_with('e'))
             || (c == 'e' && !word.is_empty())
         {
             word.push(c);
@@ -63,17 +68,11 @@ fn same(got: &str, want: &str) -> Result<(), String> {
     }
     for (k, (a, b)) in g.iter().zip(&w).enumerate() {
         let ((ta, na), (tb, nb)) = (split(a), split(b));
-        let digits = |line: &str| {
-            line.split(|c: char| !(c.is_ascii_digit() || c == '.'))
-                .filter_map(|w| w.split_once('.').map(|(_, f)| f.len()))
-                .collect::<Vec<_>>()
-        };
-        let places = digits(b);
         let close = na.len() == nb.len()
-            && na.iter().zip(&nb).enumerate().all(|(i, (x, y))| {
-                let unit = 10f64.powi(-(places.get(i).copied().unwrap_or(6) as i32));
-                (x - y).abs() <= 3.0 * unit + 1e-12
-            });
+            && na
+                .iter()
+                .zip(&nb)
+                .all(|((x, _), (y, unit))| (x - y).abs() <= 3.0 * unit + 1e-12);
         if ta != tb || !close {
             return Err(format!("line {}:\n  cudash:  {a}\n  PyTorch: {b}", k + 1));
         }
@@ -180,6 +179,8 @@ fn the_comparison_catches_a_changed_number() {
     assert!(same("Accuracy: 40.6%", "Accuracy: 40.7%").is_ok());
     assert!(same("Accuracy: 41.6%", "Accuracy: 40.6%").is_err());
     assert!(same("a\nb", "a").is_err());
+    assert!(same("tensor(1.0000e-07)", "tensor(1.0002e-07)").is_ok());
+    assert!(same("tensor(-2.4587e-07)", "tensor(-1.1176e-07)").is_err());
     assert!(same(
         "f = <AddBackward0 object at 0x20000460290>",
         "f = <AddBackward0 object at 0x7f3aa08afd30>"

@@ -4610,8 +4610,8 @@ train(Net())
 /// category and message, `catch_warnings`, "error" raising the warning;
 /// an "ignore" of a category also hides PyTorch's warning of it that cudash
 /// gives. What Python 3.11 and PyTorch 2.15 printed for the same program:
-/// the same lines on stdout, the same warnings shown (cudash counts a
-/// loop's repeats on a line of its own).
+/// the same lines on stdout, the same warnings shown (a loop's warning
+/// once, as Python's default filter shows it: once from each place).
 #[test]
 fn warnings_are_shown_filtered_and_raised_as_pythons() {
     let (out, err, ok) = common::script_streams(
@@ -4653,7 +4653,6 @@ print("done")
         "warning: UserWarning: first\n\
          warning: FutureWarning: soon gone\n\
          warning: DeprecationWarning: in a loop\n\
-         warning: (the warning above came 2 more times in this statement)\n\
          warning: UserWarning: still shown\n\
          warning: UserWarning: shown again\n"
     );
@@ -6203,4 +6202,48 @@ F.log_softmax(torch.ones(2, 2))
     let warning = "UserWarning: Implicit dimension choice for log_softmax has been deprecated.";
     assert_eq!(err.matches(warning).count(), 2, "{err}");
     assert!(!err.contains("more time"), "{err}");
+}
+
+/// A TensorDataset indexed as PyTorch's `tuple(t[index] for t in
+/// self.tensors)` (a slice, a list, an index tensor: "What is torch.nn
+/// really?" slices its batches so); IPython's `set_trace` imports (the
+/// same tutorial imports it) and says, when called, that cudash has no
+/// debugger. PyTorch 2.15's lines for the dataset.
+#[test]
+fn a_tensor_dataset_takes_any_index_and_set_trace_imports() {
+    assert_eq!(
+        python_printed(
+            "tensor_dataset_index",
+            "import torch
+from torch.utils.data import TensorDataset
+from IPython.core.debugger import set_trace
+ds = TensorDataset(torch.arange(10).view(5, 2), torch.arange(5) * 10)
+print(ds[1:3])
+print(ds[[0, 4]])
+print(ds[torch.tensor([1, 1])])
+print(ds[-1], ds[torch.tensor(2)])
+print(ds[::2][1])
+try:
+    ds[7]
+except IndexError as e:
+    print('IndexError:', e)
+try:
+    set_trace()
+except NotImplementedError as e:
+    print(str(e)[:26])
+"
+        ),
+        [
+            "(tensor([[2, 3],",
+            "        [4, 5]]), tensor([10, 20]))",
+            "(tensor([[0, 1],",
+            "        [8, 9]]), tensor([ 0, 40]))",
+            "(tensor([[2, 3],",
+            "        [2, 3]]), tensor([10, 10]))",
+            "(tensor([8, 9]), tensor(40)) (tensor([4, 5]), tensor(20))",
+            "tensor([ 0, 20, 40])",
+            "IndexError: index 7 is out of bounds for dimension 0 with size 5",
+            "cudash has no debugger: se",
+        ]
+    );
 }

@@ -266,7 +266,29 @@ impl Interp {
                     |cs| Value::Str(Arc::new(cs.into_iter().collect())),
                 );
             }
-            // `ds[i]` of a TensorDataset, a `Dataset(get, n)` or a Subset.
+            // `ds[a:b]`, `ds[idx]` of a TensorDataset: PyTorch's
+            // `tuple(tensor[index] for tensor in self.tensors)`, for any
+            // index a tensor takes (the "What is torch.nn really?"
+            // tutorial's `train_ds[i * bs: i * bs + bs]`).
+            Value::Dataset(ds) if matches!(**ds, crate::data::dataset::Dataset::Tensors(_)) => {
+                let idx = self.eval_index(items, d)?;
+                if let [crate::runtime::op::index::Index::At(i)] = idx[..] {
+                    return self.dataset_sample(ds, i, span);
+                }
+                let crate::data::dataset::Dataset::Tensors(tds) = &**ds else {
+                    unreachable!("matched above");
+                };
+                let mut parts = Vec::with_capacity(tds.tensors.len());
+                for t in &tds.tensors {
+                    self.begin_op("index");
+                    let r = self.rt.index(t, &idx).map_err(|err| err.at(span))?;
+                    let r = autograd::record::index(&self.rt, self.grad, t, r, &idx)
+                        .map_err(|err| err.at(span))?;
+                    parts.push(Value::Tensor(r));
+                }
+                return Ok(Value::List(Arc::new(parts)));
+            }
+            // `ds[i]` of a `Dataset(get, n)` or a Subset.
             Value::Dataset(ds) => {
                 let [IndexItem::At(e)] = items else {
                     return Err(
@@ -274,17 +296,7 @@ impl Interp {
                     );
                 };
                 let i = self.eval_int(e, d, "a sample number")?;
-                let n = ds.len();
-                let k = if i < 0 { i + n as i64 } else { i };
-                if !(0..n as i64).contains(&k) {
-                    return Err(Error::IndexOutOfRange {
-                        index: i,
-                        dim: 0,
-                        size: n,
-                    }
-                    .at(e.span));
-                }
-                return self.dataset_item(ds, k as usize, span);
+                return self.dataset_sample(ds, i, e.span);
             }
             // `ds[i]`, `a[1:3]`, `a[i, :]` of a class with `__getitem__`
             // (a Dataset's): the key as Python makes it.
@@ -360,6 +372,27 @@ impl Interp {
         let r = autograd::record::index(&self.rt, self.grad, &t, r, &idx)
             .map_err(|err| err.at(span))?;
         Ok(Value::Tensor(r))
+    }
+
+    /// Sample `i` of a dataset (from the end where negative), or
+    /// PyTorch's IndexError at `span`.
+    fn dataset_sample(
+        &mut self,
+        ds: &Arc<crate::data::dataset::Dataset>,
+        i: i64,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let n = ds.len();
+        let k = if i < 0 { i + n as i64 } else { i };
+        if !(0..n as i64).contains(&k) {
+            return Err(Error::IndexOutOfRange {
+                index: i,
+                dim: 0,
+                size: n,
+            }
+            .at(span));
+        }
+        self.dataset_item(ds, k as usize, span)
     }
 
     /// The one string index of a parameter group (`g["lr"]`) or a

@@ -112,6 +112,12 @@ const MODULES: &[(&str, &str)] = &[
     ("urllib.request", include_str!("urllib_request.py")),
     ("tarfile", include_str!("tarfile.py")),
     ("requests", include_str!("requests.py")),
+    ("IPython", include_str!("ipython.py")),
+    ("IPython.core", include_str!("ipython_core.py")),
+    (
+        "IPython.core.debugger",
+        include_str!("ipython_core_debugger.py"),
+    ),
     ("six", include_str!("six.py")),
     ("six.moves", include_str!("six_moves.py")),
     ("torchvision", include_str!("torchvision.py")),

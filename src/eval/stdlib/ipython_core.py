@@ -1,0 +1,1 @@
+"""`IPython.core` (written for cudash): its `debugger` module."""
