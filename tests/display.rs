@@ -148,3 +148,42 @@ print(len)
     assert_eq!(out[4], "<built-in function len>");
     assert_eq!(common::ok("len"), "<builtin len(obj)>");
 }
+
+/// A Python program's DataLoader, dataset, sampler, hook handle, iterator
+/// and scheduler print as Python's objects do (`<torch.utils.data.
+/// dataloader.DataLoader object at 0x...>`, the address `id()` gives); a
+/// cell keeps cudash's description.
+#[test]
+fn a_python_programs_objects_print_as_pythons() {
+    let out = common::script_lines_on(
+        0,
+        "object_reprs",
+        "import torch
+from torch.utils.data import TensorDataset, DataLoader, RandomSampler
+ds = TensorDataset(torch.ones(4, 2))
+dl = DataLoader(ds, batch_size=2)
+m = torch.nn.Linear(1, 1)
+for o in [ds, dl, RandomSampler(ds), m.register_forward_hook(lambda *a: None), iter([1]),
+          enumerate([1]), iter(dl), map(str, [1]),
+          torch.optim.lr_scheduler.StepLR(torch.optim.SGD(m.parameters(), lr=0.1), 1)]:
+    print(o, hex(id(o)))
+",
+    );
+    let classes = [
+        "torch.utils.data.dataset.TensorDataset",
+        "torch.utils.data.dataloader.DataLoader",
+        "torch.utils.data.sampler.RandomSampler",
+        "torch.utils.hooks.RemovableHandle",
+        "list_iterator",
+        "enumerate",
+        "torch.utils.data.dataloader._SingleProcessDataLoaderIter",
+        "map",
+        "torch.optim.lr_scheduler.StepLR",
+    ];
+    assert_eq!(out.len(), classes.len(), "{out:?}");
+    for (line, class) in out.iter().zip(classes) {
+        let (text, id) = line.rsplit_once(' ').unwrap();
+        assert_eq!(text, format!("<{class} object at {id}>"), "{out:?}");
+    }
+    assert!(common::ok("TensorDataset(ones(4, 2))").starts_with("TensorDataset of 4 samples"));
+}

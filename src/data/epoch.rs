@@ -139,6 +139,12 @@ pub struct Epoch {
 }
 
 impl Epoch {
+    /// Whether workers make its batches (PyTorch's
+    /// `_MultiProcessingDataLoaderIter`; else `_SingleProcessDataLoaderIter`).
+    pub fn has_workers(&self) -> bool {
+        self.crew.is_some()
+    }
+
     /// Starts a pass: the order drawn, the workers started and given
     /// their first batches.
     pub fn start(

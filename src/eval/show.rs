@@ -87,6 +87,11 @@ pub fn bytes_repr(b: &[u8]) -> String {
 }
 
 pub fn repr(v: &Value) -> String {
+    if pytorch_text() {
+        if let Some(text) = python_object_text(v) {
+            return text;
+        }
+    }
     match v {
         Value::None => "none".into(),
         Value::Bool(b) => b.to_string(),
@@ -341,6 +346,43 @@ thread_local! {
     /// Whether tensors are written as PyTorch's `repr` writes them (a
     /// Python program's text) rather than with cudash's tag.
     static PYTORCH_TEXT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// In a Python program, Python's `<class object at 0x...>` of what cudash
+/// shows in its own words in a cell (a DataLoader, a dataset, a sampler, a
+/// hook's handle, an iterator, a scheduler), with the address `id()` gives.
+fn python_object_text(v: &Value) -> Option<String> {
+    let at = object_id(v);
+    let class = match v {
+        Value::Dataset(ds) => match &**ds {
+            crate::data::dataset::Dataset::Tensors(_) => "torch.utils.data.dataset.TensorDataset",
+            crate::data::dataset::Dataset::Subset(_) => "torch.utils.data.dataset.Subset",
+            crate::data::dataset::Dataset::Function(_) => return None,
+        }
+        .to_string(),
+        Value::DataLoader(_) => "torch.utils.data.dataloader.DataLoader".into(),
+        Value::Sampler(s) => super::builtins::classes::qualified(s.name())?,
+        Value::HookHandle(_) => "torch.utils.hooks.RemovableHandle".into(),
+        Value::Enumerate(_) => "enumerate".into(),
+        Value::Scheduler(s) => format!(
+            "torch.optim.lr_scheduler.{}",
+            crate::runtime::lock::lock(&s.scheduler).name()
+        ),
+        Value::Iterator(i) => match &*crate::runtime::lock::lock(i) {
+            super::value::PyIterator::Items(_) | super::value::PyIterator::Indexed(..) => {
+                "list_iterator".into()
+            }
+            super::value::PyIterator::Map(_) => "map".into(),
+            super::value::PyIterator::Filter(_) => "filter".into(),
+            super::value::PyIterator::Loader(Some(e)) => match e.has_workers() {
+                true => "torch.utils.data.dataloader._MultiProcessingDataLoaderIter".into(),
+                false => "torch.utils.data.dataloader._SingleProcessDataLoaderIter".into(),
+            },
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(format!("<{class} object at {at:#x}>"))
 }
 
 /// Whether values are being written as a Python program reads them.

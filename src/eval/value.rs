@@ -2000,6 +2000,7 @@ pub fn object_id(v: &Value) -> i64 {
         Value::ExcClass(x) => *x as *const ExceptionClass as usize as i64,
         Value::Namespace(x) => *x as *const PyModule as usize as i64,
         Value::GradFn(x) => x.addr() as i64,
+        Value::Enumerate(x) => addr(x),
         other => {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
