@@ -107,7 +107,11 @@ fn render_at(
     color: bool,
 ) -> String {
     let id = name.to_string();
-    let class = diag.error.python_name();
+    // A Python program's report names the class Python sees.
+    let class = match crate::lang::Dialect::of(name) {
+        crate::lang::Dialect::Python => diag.error.python_program_name(),
+        crate::lang::Dialect::Cudash => diag.error.python_name(),
+    };
     let kind = ReportKind::Custom(&class, Color::Red);
     let mut report = Report::build(kind, (id.clone(), start..end))
         .with_config(

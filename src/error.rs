@@ -381,6 +381,16 @@ impl Error {
         }
     }
 
+    /// The class a Python program sees: PyTorch's `RuntimeError` where
+    /// cudash's cells name it finer (`ShapeError`, `DTypeError`), as
+    /// `except RuntimeError` catches it.
+    pub fn python_program_name(&self) -> std::borrow::Cow<'static, str> {
+        match self.python_name() {
+            std::borrow::Cow::Borrowed(c) => python_class(c).into(),
+            owned => owned,
+        }
+    }
+
     /// The short text under the caret.
     pub fn label(&self) -> String {
         match self {

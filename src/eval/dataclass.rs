@@ -62,7 +62,7 @@ pub fn text(o: &Object, item: &dyn Fn(&Value) -> String) -> String {
             let shown = v.as_ref().map_or("?".into(), item);
             // A value of several lines (a matrix) stays under its name in
             // cudash's display; Python's repr writes it as it is.
-            match super::show::pytorch_text() {
+            match super::python_text::pytorch_text() {
                 true => format!("{f}={shown}"),
                 false => {
                     let pad = format!("\n{}", " ".repeat(f.len() + 1));

@@ -120,11 +120,11 @@ pub fn repr_of(v: &Value) -> String {
         ),
         Value::Tensor(t) => show::tensor_text(t),
         // In a Python program, PyTorch's `device(type='cuda', index=0)`.
-        Value::Device(d) if show::pytorch_text() => match d.get() {
+        Value::Device(d) if super::python_text::pytorch_text() => match d.get() {
             crate::runtime::Device::Cuda(i) => format!("device(type='cuda', index={i})"),
             other => format!("device(type='{other}')"),
         },
-        Value::CurrentCuda if show::pytorch_text() => "device(type='cuda')".into(),
+        Value::CurrentCuda if super::python_text::pytorch_text() => "device(type='cuda')".into(),
         // `ValueError('x')`, `ValueError('bad', 3)`, `ValueError()`.
         Value::Exception(x) => format!(
             "{}({})",

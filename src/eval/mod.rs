@@ -72,6 +72,7 @@ mod processes;
 mod pyfile;
 mod pyrandom;
 mod python_re;
+mod python_text;
 mod quick;
 mod recurrent;
 mod rng_state;

@@ -1,5 +1,6 @@
 //! Short readable forms of every value.
 
+use super::python_text::pytorch_text;
 use super::value::object_id;
 use super::Value;
 use crate::display::tensor;
@@ -323,7 +324,7 @@ pub fn repr(v: &Value) -> String {
 /// A tensor as shown: a module's parameter under PyTorch's
 /// "Parameter containing:" line.
 pub(super) fn tensor_text(t: &crate::runtime::Tensor) -> String {
-    let text = match PYTORCH_TEXT.get() {
+    let text = match pytorch_text() {
         true => tensor::pytorch_repr(t),
         false => tensor::render(t),
     };
@@ -336,16 +337,10 @@ pub(super) fn tensor_text(t: &crate::runtime::Tensor) -> String {
 /// A sparse tensor's text: PyTorch's repr in a Python program, else its
 /// values and tag.
 fn sparse_text(s: &crate::autograd::sparse::SparseTensor) -> String {
-    match PYTORCH_TEXT.get() {
+    match pytorch_text() {
         true => tensor::pytorch_sparse_repr(&s.indices, &s.values, &s.shape),
         false => tensor::render_sparse(&s.indices, &s.values, &s.shape),
     }
-}
-
-thread_local! {
-    /// Whether tensors are written as PyTorch's `repr` writes them (a
-    /// Python program's text) rather than with cudash's tag.
-    static PYTORCH_TEXT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// In a Python program, Python's `<class object at 0x...>` of what cudash
@@ -383,20 +378,6 @@ fn python_object_text(v: &Value) -> Option<String> {
         _ => return None,
     };
     Some(format!("<{class} object at {at:#x}>"))
-}
-
-/// Whether values are being written as a Python program reads them.
-pub(crate) fn pytorch_text() -> bool {
-    PYTORCH_TEXT.get()
-}
-
-/// Runs `f` with tensors written as PyTorch writes them (`on`: the text a
-/// Python program reads) or with cudash's tag (cells of cudash's language).
-pub(crate) fn with_pytorch_text<R>(on: bool, f: impl FnOnce() -> R) -> R {
-    let before = PYTORCH_TEXT.replace(on);
-    let r = f();
-    PYTORCH_TEXT.set(before);
-    r
 }
 
 /// Python's float repr: `2.0`, `0.1`, `1e+20`, `nan`.

@@ -127,7 +127,7 @@ impl Interp {
         // A Python program reads a tensor as PyTorch writes it.
         let python = self.python_program();
         self.rt.show(&tensors, || {
-            super::show::with_pytorch_text(python, || super::user_text::with(texts, show))
+            super::python_text::with_pytorch_text(python, || super::user_text::with(texts, show))
         })
     }
 
