@@ -6247,3 +6247,20 @@ except NotImplementedError as e:
         ]
     );
 }
+
+/// A Python program's uncaught error names the class Python sees: PyTorch
+/// raises `RuntimeError` where a cell names cudash's finer class
+/// (`ShapeError`), the one `except RuntimeError` catches in both.
+#[test]
+fn a_python_programs_report_names_pythons_class() {
+    let (_, err, ok) = common::script_streams(
+        "runtime_error_report",
+        "import torch\ntorch.ones(2) @ torch.ones(3)\n",
+    );
+    assert!(!ok);
+    assert!(
+        err.starts_with("RuntimeError: matmul: shapes [2] and [3]"),
+        "{err}"
+    );
+    assert!(common::err("ones(2) @ ones(3)").0 == "ShapeError");
+}
