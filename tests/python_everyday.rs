@@ -6264,3 +6264,45 @@ fn a_python_programs_report_names_pythons_class() {
     );
     assert!(common::err("ones(2) @ ones(3)").0 == "ShapeError");
 }
+
+/// A Python program's bare `sum`, `max` and `min` are Python's: over a
+/// tensor they iterate its rows (`sum` of a matrix is the sum of its rows,
+/// a vector; `max` compares rows with `>`, so a matrix's is PyTorch's
+/// RuntimeError on the truth of a many-valued tensor), where `torch.sum`
+/// reduces it whole; lists, numbers and generators as before. PyTorch
+/// 2.15's lines.
+#[test]
+fn a_python_programs_sum_max_and_min_are_pythons() {
+    assert_eq!(
+        python_printed(
+            "python_sum",
+            "import torch
+y = torch.ones(3, 2) * 2
+print(sum(y), sum(y, 1), torch.sum(y))
+print(sum(torch.tensor([1, 2, 3])), sum(torch.tensor([True, False, True])))
+print(max(torch.tensor([3., 7., 7., 1.])), min(torch.tensor([3, 1, 2])))
+print(max(1, 2), max([1, 5]), sum(x * x for x in range(4)), max(torch.tensor(3.), 2.0))
+w = torch.ones(3, 2, requires_grad=True)
+s = sum(w * 2)
+print(s)
+s.sum().backward()
+print(w.grad.tolist())
+try:
+    max(torch.ones(2, 2))
+except RuntimeError as e:
+    print('RuntimeError:', e)
+print(sum, max)
+"
+        ),
+        [
+            "tensor([6., 6.]) tensor([7., 7.]) tensor(12.)",
+            "tensor(6) tensor(2)",
+            "tensor(7.) tensor(1)",
+            "2 5 14 tensor(3.)",
+            "tensor([6., 6.], grad_fn=<AddBackward0>)",
+            "[[2.0, 2.0], [2.0, 2.0], [2.0, 2.0]]",
+            "RuntimeError: Boolean value of Tensor with more than one value is ambiguous",
+            "<built-in function sum> <built-in function max>",
+        ]
+    );
+}

@@ -61,10 +61,16 @@ impl Interp {
                     0 => "Boolean value of Tensor with no values is ambiguous",
                     _ => "Boolean value of Tensor with more than one value is ambiguous",
                 };
-                return Err(Error::value_help(
-                    what,
-                    "reduce it to one value first: `(x > 0).any()`, `(x > 0).all()` or `x.sum() > 0`",
-                )
+                // PyTorch's class: `except RuntimeError` catches it.
+                return Err(Error::Module {
+                    class: "RuntimeError",
+                    message: what.into(),
+                    help: Some(
+                        "reduce it to one value first: `(x > 0).any()`, `(x > 0).all()` or \
+                         `x.sum() > 0`"
+                            .into(),
+                    ),
+                }
                 .at(span));
             }
             _ => true,

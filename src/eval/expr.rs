@@ -492,6 +492,13 @@ impl Interp {
                 return Ok(s);
             }
         }
+        // Python's `sum`, `max`, `min` in a Python program: over a tensor
+        // they iterate its rows (`torch.sum` reduces it whole).
+        if matches!(name, "sum" | "max" | "min") && self.python_program() {
+            if let Some(v) = super::imports::native_member("builtins", name) {
+                return Ok(v);
+            }
+        }
         if let Some(doc) = docs::function(name) {
             return Ok(Value::Builtin(doc));
         }

@@ -1163,6 +1163,16 @@ static NATIVES: &[Native] = &[
         name: "itertools.pairwise",
     },
     Native { name: "copy.copy" },
+    // A Python program's bare `sum`, `max`, `min` (`python_builtins.rs`).
+    Native {
+        name: "builtins.sum",
+    },
+    Native {
+        name: "builtins.max",
+    },
+    Native {
+        name: "builtins.min",
+    },
     Native { name: "json.dumps" },
     Native { name: "json.dump" },
     Native { name: "json.loads" },
@@ -1868,6 +1878,9 @@ impl Interp {
         }
         if f.name.starts_with("random.") {
             return self.call_random(f.name, args, span);
+        }
+        if super::python_builtins::NAMES.contains(&f.name) {
+            return self.call_python_builtin(f.name, args, span);
         }
         if f.name == "torch.set_printoptions" {
             return self.set_printoptions(args);

@@ -71,6 +71,7 @@ mod print_options;
 mod processes;
 mod pyfile;
 mod pyrandom;
+mod python_builtins;
 mod python_re;
 mod python_text;
 mod quick;

@@ -251,7 +251,11 @@ pub fn repr(v: &Value) -> String {
         Value::Range(r) if r.step == 1 => format!("range({}, {})", r.start, r.stop),
         Value::Range(r) => format!("range({}, {}, {})", r.start, r.stop, r.step),
         Value::Native(f) if f.is_class() => f.class_text(),
-        Value::Native(f) => format!("<built-in function {}>", f.name),
+        // Python's own builtins print without their module.
+        Value::Native(f) => format!(
+            "<built-in function {}>",
+            f.name.strip_prefix("builtins.").unwrap_or(f.name)
+        ),
         Value::Decorated(d) => {
             let (kind, f) = match &**d {
                 super::value::Decorated::Static(f) => ("staticmethod", f),

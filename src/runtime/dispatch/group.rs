@@ -509,6 +509,7 @@ impl Runtime {
             tensor: Arc::clone(t),
             stream,
             line,
+            host: self.host_now(),
         };
         let world = Arc::clone(&self.dist.as_ref().expect("joined").world);
         let me = self.dist.as_ref().map_or(0, |m| m.me);
@@ -557,11 +558,16 @@ impl Runtime {
     }
 
     /// Copies a message's bytes into the receiving rank's tensor: on the
-    /// receiver's `nccl` stream once the sender's has reached the send.
+    /// receiver's `nccl` stream once the sender's has reached the send,
+    /// from the later of the two ranks' host times (whichever side passes
+    /// it: the other side's work queued before its post comes first, as a
+    /// collective runs from the latest rank's time).
     fn pass_message(&mut self, send: &Side, recv: &Side) -> Result<(), Error> {
         let (Some(from), Some(to)) = (send.stream, recv.stream) else {
             return crate::runtime::ops::index::assign(&recv.tensor, &send.tensor);
         };
+        let own = self.host_now();
+        self.host_wait_until_silent(send.host.max(recv.host));
         let saved = [self.enter_stream(from), self.enter_stream(to)];
         let r = self
             .wait_stream(to, from)
@@ -569,6 +575,7 @@ impl Runtime {
         for s in saved.into_iter().rev() {
             self.restore(s);
         }
+        self.set_host_time(own);
         r
     }
 

@@ -76,6 +76,9 @@ pub struct Side {
     pub tensor: Arc<Tensor>,
     pub stream: Option<StreamKey>,
     pub line: Option<u32>,
+    /// The rank's host clock when it posted: the message passes from the
+    /// later side's (a collective runs from the latest rank's).
+    pub host: f64,
 }
 
 /// A message: (src, dst, n), its n-th from src to dst.
