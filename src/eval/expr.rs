@@ -272,20 +272,17 @@ impl Interp {
             // tutorial's `train_ds[i * bs: i * bs + bs]`).
             Value::Dataset(ds) if matches!(**ds, crate::data::dataset::Dataset::Tensors(_)) => {
                 let idx = self.eval_index(items, d)?;
-                if let [crate::runtime::op::index::Index::At(i)] = idx[..] {
+                if let [Index::At(i)] = idx[..] {
                     return self.dataset_sample(ds, i, span);
                 }
                 let crate::data::dataset::Dataset::Tensors(tds) = &**ds else {
                     unreachable!("matched above");
                 };
-                let mut parts = Vec::with_capacity(tds.tensors.len());
-                for t in &tds.tensors {
-                    self.begin_op("index");
-                    let r = self.rt.index(t, &idx).map_err(|err| err.at(span))?;
-                    let r = autograd::record::index(&self.rt, self.grad, t, r, &idx)
-                        .map_err(|err| err.at(span))?;
-                    parts.push(Value::Tensor(r));
-                }
+                let parts = tds
+                    .tensors
+                    .iter()
+                    .map(|t| self.index_tensor(t, &idx, span))
+                    .collect::<Result<Vec<_>, _>>()?;
                 return Ok(Value::List(Arc::new(parts)));
             }
             // `ds[i]` of a `Dataset(get, n)` or a Subset.
@@ -367,10 +364,20 @@ impl Interp {
         }
         let t = self.indexable(&v, obj.span)?;
         let idx = self.eval_index(items, d)?;
+        self.index_tensor(&t, &idx, span)
+    }
+
+    /// `t[idx]`: the view or selection, recorded where `t` requires grad.
+    fn index_tensor(
+        &mut self,
+        t: &Arc<Tensor>,
+        idx: &[Index],
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
         self.begin_op("index");
-        let r = self.rt.index(&t, &idx).map_err(|err| err.at(span))?;
-        let r = autograd::record::index(&self.rt, self.grad, &t, r, &idx)
-            .map_err(|err| err.at(span))?;
+        let r = self.rt.index(t, idx).map_err(|err| err.at(span))?;
+        let r =
+            autograd::record::index(&self.rt, self.grad, t, r, idx).map_err(|err| err.at(span))?;
         Ok(Value::Tensor(r))
     }
 
