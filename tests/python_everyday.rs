@@ -6306,3 +6306,38 @@ print(sum, max)
         ]
     );
 }
+
+/// A tensor in Python's string formatting as PyTorch's `Tensor.__format__`
+/// and Python's conversions give it: `{x=}` writes the repr, `!r`/`!s`
+/// and `%s`/`%r` the tensor itself, a field or `%f` of a one-element
+/// tensor its number, a spec on a tensor of several elements PyTorch's
+/// TypeError. PyTorch 2.15's lines.
+#[test]
+fn tensors_in_string_formatting_are_pytorchs() {
+    assert_eq!(
+        python_printed(
+            "tensor_format",
+            r#"import torch
+x = torch.tensor([1.5, 2.0])
+t = x.sum()
+print(f"{x=}", f"{x.sum()=}", f"{x.sum()=:.2f}")
+print(f"{t!r} {t!s} {t} {t:.1f}")
+print("{!r}".format(t), "%s" % t, "%r" % t, "%.2f" % t)
+print("%d" % torch.tensor([3]), "%s|%d" % (torch.tensor([3]), torch.tensor([3])))
+try:
+    print("{:.2f}".format(torch.tensor([1.5])))
+except TypeError as e:
+    print("TypeError:", e)
+print("{}".format(torch.tensor(2)), "{:>6}".format(torch.tensor(2)), f"{torch.tensor(True)}")
+"#
+        ),
+        [
+            "x=tensor([1.5000, 2.0000]) x.sum()=tensor(3.5000) x.sum()=3.50",
+            "tensor(3.5000) tensor(3.5000) 3.5 3.5",
+            "tensor(3.5000) tensor(3.5000) tensor(3.5000) 3.50",
+            "3 tensor([3])|3",
+            "TypeError: unsupported format string passed to Tensor.__format__",
+            "2      2 True",
+        ]
+    );
+}

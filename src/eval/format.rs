@@ -579,6 +579,9 @@ pub fn percent(fmt: &str, args: &Value) -> Result<String, Error> {
             'd' | 'i' | 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'x' | 'X' | 'o' => {
                 let number = match v {
                     Value::Int(_) | Value::Bool(_) | Value::Float(_) => v.clone(),
+                    // A one-element tensor's number (`float(t)`, `int(t)`),
+                    // read under the caller's host read.
+                    Value::Tensor(t) if t.numel() == 1 && !t.device().is_meta() => number_of(t),
                     other => {
                         return Err(Error::value(format!(
                             "%{kind} format: a real number is required, not {}",
@@ -718,10 +721,27 @@ pub fn str_format(fmt: &str, args: &[Value], kwargs: &[(String, Value)]) -> Resu
     Ok(out)
 }
 
+/// A one-element tensor's number as Python's (`t.item()`): a bool, an int
+/// or a float. The caller holds the host read.
+fn number_of(t: &crate::runtime::Tensor) -> Value {
+    match t.dtype() {
+        crate::runtime::DType::Bool => Value::bool(t.to_vec::<bool>()[0]),
+        d if d.is_int() => Value::Int(t.to_vec::<i64>()[0]),
+        _ => Value::float(t.to_vec::<f64>()[0]),
+    }
+}
+
 /// `{v!r:spec}`: the conversion (`!s`, `!r`), then the spec.
 pub fn convert_and_format(v: &Value, conv: Option<&str>, spec: &str) -> Result<String, Error> {
     match conv {
-        None => format_value(v, spec),
+        // PyTorch's `Tensor.__format__`: a 0-d tensor formats its number
+        // (read under the caller's host read).
+        None => match v {
+            Value::Tensor(t) if t.ndim() == 0 && !t.device().is_meta() => {
+                format_value(&number_of(t), spec)
+            }
+            _ => format_value(v, spec),
+        },
         Some("s") => format_value(&Value::Str(std::sync::Arc::new(str_of(v))), spec),
         Some("r") | Some("a") => format_value(&Value::Str(std::sync::Arc::new(repr_of(v))), spec),
         Some(c) => Err(Error::value(format!("Unknown conversion specifier {c}"))),

@@ -41,6 +41,13 @@ impl Interp {
                     if let Some(text) = debug {
                         out.push_str(text);
                     }
+                    // `{x=}` writes the value's repr unless given a
+                    // conversion or a format spec (Python's rule:
+                    // `f"{t.sum()=}"` is `t.sum()=tensor(3.5000)`).
+                    let conv = match (conv, debug) {
+                        (None, Some(_)) if spec_text.is_empty() => Some('r'),
+                        _ => *conv,
+                    };
                     let conv = conv.map(|c| c.to_string());
                     // `f"{d:%H:%M}"`: a class's own `__format__(spec)`.
                     if let (Value::Object(o), None) = (&v, &conv) {
@@ -76,15 +83,20 @@ impl Interp {
         Ok(())
     }
 
-    /// `format(v, spec)` with `!conv`: a 0-d tensor as its number; a
-    /// tensor of more elements shown (a host read of its values).
+    /// `format(v, spec)` with `!conv`: a 0-d tensor as its number
+    /// (`Tensor.__format__`), but with `!r` or `!s` its repr or str, which
+    /// Python takes before formatting; a tensor of more elements shown (a
+    /// host read of its values).
     pub(super) fn formatted(
         &mut self,
         v: &Value,
         conv: Option<&str>,
         spec: &str,
     ) -> Result<String, Error> {
-        let v = self.python_scalar(v.clone())?;
+        let v = match conv {
+            None => self.python_scalar(v.clone())?,
+            Some(_) => v.clone(),
+        };
         if let Value::Tensor(_) = &v {
             if !spec.is_empty() {
                 return Err(Error::type_error(
@@ -106,18 +118,9 @@ impl Interp {
         }
     }
 
-    /// `"..." % args`: each 0-d tensor in `args` read as its number first.
+    /// `"..." % args`: a one-element tensor is read as its number by a
+    /// numeric conversion (`%.2f`, `%d`), written as itself by `%s`/`%r`.
     pub(super) fn percent_format(&mut self, fmt: &str, args: Value) -> Result<Value, Error> {
-        let args = match args {
-            Value::List(items) => {
-                let mut read = Vec::with_capacity(items.len());
-                for v in items.iter() {
-                    read.push(self.one_element_value(v.clone())?);
-                }
-                Value::List(Arc::new(read))
-            }
-            other => self.one_element_value(other)?,
-        };
         let values = [&args];
         let text = self.host_read(&values, || format::percent(fmt, &args))??;
         Ok(Value::Str(Arc::new(text)))
@@ -130,14 +133,10 @@ impl Interp {
         args: Vec<Value>,
         kwargs: Vec<(String, Value)>,
     ) -> Result<Value, Error> {
-        let mut read = Vec::with_capacity(args.len());
-        for v in args {
-            read.push(self.python_scalar(v)?);
-        }
-        let mut named = Vec::with_capacity(kwargs.len());
-        for (k, v) in kwargs {
-            named.push((k, self.python_scalar(v)?));
-        }
+        // A 0-d tensor is its number where a field formats it
+        // (`Tensor.__format__`), itself where `!r`/`!s` converts it.
+        let read = args;
+        let named = kwargs;
         let values: Vec<&Value> = read.iter().chain(named.iter().map(|(_, v)| v)).collect();
         let text = self.host_read(&values, || format::str_format(fmt, &read, &named))??;
         Ok(Value::Str(Arc::new(text)))

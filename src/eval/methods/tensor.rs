@@ -340,6 +340,40 @@ pub(super) fn data_ptr(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bou
 /// `x.type(dtype)`: `x` in `dtype`, as `x.to(dtype)`; `x.type()`: PyTorch's
 /// name for its type (`torch.cuda.FloatTensor`).
 pub(super) fn type_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    // `x.type(torch.DoubleTensor)`, `x.type("torch.cuda.FloatTensor")`: a
+    // tensor type names a dtype and a device, and `x` goes to both.
+    let named = match b.get("dtype") {
+        Some((Value::Str(s), _)) => Some(s.to_string()),
+        Some((Value::Builtin(doc), _)) if doc.name.ends_with("Tensor") && doc.name != "Tensor" => {
+            Some(format!("torch.{}", doc.name))
+        }
+        _ => None,
+    };
+    if let Some(name) = named {
+        let Some((dtype, cuda)) = crate::runtime::DType::ALL.iter().find_map(|&d| {
+            [false, true]
+                .into_iter()
+                .find(|&c| d.torch_type(c) == name)
+                .map(|c| (d, c))
+        }) else {
+            return Err(Error::value(format!("invalid type: '{name}'")).at(b.span_of("dtype")));
+        };
+        let device = match cuda {
+            true if t.device().is_cuda() => Value::device(t.device()),
+            true => Value::CurrentCuda,
+            false => Value::device(crate::runtime::Device::Cpu),
+        };
+        let args = [device, Value::dtype(dtype)]
+            .into_iter()
+            .map(|value| super::super::args::ArgVal {
+                keyword: None,
+                value,
+                span: b.span,
+            })
+            .collect();
+        let to = crate::lang::ast::Name::new("to".into(), b.span);
+        return me.call_method(Value::Tensor(Arc::clone(t)), &to, args, b.span);
+    }
     let Some(dtype) = b.dtype("dtype")? else {
         let name = t.dtype().torch_type(t.device().is_cuda());
         return Ok(Value::Str(Arc::new(name)));
