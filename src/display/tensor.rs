@@ -5,7 +5,7 @@
 use std::cell::Cell as Slot;
 
 use crate::runtime::buffer::Stored;
-use crate::runtime::shape::fmt_shape;
+use crate::runtime::shape::{fmt_shape, python_tuple};
 use crate::runtime::{DType, Tensor};
 use crate::with_dtype;
 
@@ -157,13 +157,9 @@ fn values_at(t: &Tensor, indent: usize, python: bool) -> String {
 /// int64 or bool; an empty tensor names its size unless it is `(0,)`.
 pub fn pytorch_repr(t: &Tensor) -> String {
     const PREFIX: &str = "tensor(";
-    let mut suffixes = Vec::new();
-    if t.device() != crate::runtime::Device::Cpu {
-        suffixes.push(format!("device='{}'", t.device()));
-    }
+    let mut suffixes: Vec<String> = device_suffix(t).into_iter().collect();
     let size = || format!("size={}", python_tuple(t.shape()));
     let dtype = format!("dtype={}", t.dtype().pytorch_name());
-    let default_dtype = matches!(t.dtype(), DType::F32 | DType::I64 | DType::Bool);
     let body = if t.device().is_meta() {
         suffixes.push(size());
         if t.dtype() != DType::F32 {
@@ -182,9 +178,7 @@ pub fn pytorch_repr(t: &Tensor) -> String {
         if print_options().edgeitems == 0 {
             suffixes.push(size());
         }
-        if !default_dtype {
-            suffixes.push(dtype);
-        }
+        suffixes.extend(dtype_suffix(t));
         values_at(t, PREFIX.len(), true)
     };
     match crate::autograd::meta::describe(t).as_deref() {
@@ -209,18 +203,13 @@ pub fn pytorch_sparse_repr(indices: &Tensor, vals: &Tensor, shape: &[usize]) -> 
         }
         format!("{prefix}{body})")
     };
-    let mut suffixes = Vec::new();
-    if vals.device() != crate::runtime::Device::Cpu {
-        suffixes.push(format!("device='{}'", vals.device()));
-    }
+    let mut suffixes: Vec<String> = device_suffix(vals).into_iter().collect();
     suffixes.push(format!("size={}", python_tuple(shape)));
     suffixes.push(format!(
         "nnz={}",
         vals.shape().first().copied().unwrap_or(0)
     ));
-    if !matches!(vals.dtype(), DType::F32 | DType::I64 | DType::Bool) {
-        suffixes.push(format!("dtype={}", vals.dtype().pytorch_name()));
-    }
+    suffixes.extend(dtype_suffix(vals));
     suffixes.push("layout=torch.sparse_coo".into());
     let text = format!(
         "{PREFIX}{},\n{}{}",
@@ -232,6 +221,18 @@ pub fn pytorch_sparse_repr(indices: &Tensor, vals: &Tensor, shape: &[usize]) -> 
     let (first, rest) = suffixes.split_at(1);
     let text = format!("{text},\n{}{}", " ".repeat(indent), first[0]);
     with_suffixes(&text, rest, indent)
+}
+
+/// PyTorch's `device='cuda:0'`, for any device but the CPU.
+fn device_suffix(t: &Tensor) -> Option<String> {
+    (t.device() != crate::runtime::Device::Cpu).then(|| format!("device='{}'", t.device()))
+}
+
+/// PyTorch's `dtype=torch.int32`, for any dtype but its defaults (float32,
+/// int64, bool), which a tensor of values shows by them.
+fn dtype_suffix(t: &Tensor) -> Option<String> {
+    (!matches!(t.dtype(), DType::F32 | DType::I64 | DType::Bool))
+        .then(|| format!("dtype={}", t.dtype().pytorch_name()))
 }
 
 /// PyTorch's `_add_suffixes`: each `, suffix` on the last line while it
@@ -255,21 +256,6 @@ fn with_suffixes(text: &str, suffixes: &[String], indent: usize) -> String {
     }
     out.push(')');
     out
-}
-
-/// A shape as Python writes a tuple: `(0, 3)`, `(5,)`, `()`.
-fn python_tuple(shape: &[usize]) -> String {
-    match shape {
-        [one] => format!("({one},)"),
-        _ => format!(
-            "({})",
-            shape
-                .iter()
-                .map(|n| n.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
 }
 
 /// The indices of each dimension a display shows; `None` marks the elided middle.

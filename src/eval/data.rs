@@ -292,7 +292,7 @@ pub(super) fn weighted_random_sampler(
         Value::Tensor(t) => {
             return Err(Error::value(format!(
                 "weights should be a 1d sequence but given weights have shape {}",
-                crate::nn::repr::python_tuple(t.shape())
+                crate::runtime::shape::python_tuple(t.shape())
             ))
             .at(span))
         }

@@ -862,14 +862,13 @@ impl Interp {
         Value::List(Arc::new(parts.into_iter().map(Value::Tensor).collect()))
     }
 
-    /// A tensor's rows as Python iterates them (`for r in x`, `a, b = x`,
-    /// `list(x)`, `zip(x, y)`): PyTorch's `Tensor.__iter__` is
-    /// `iter(self.unbind(0))`, so the rows are the outputs of one
-    /// `UnbindBackward0` where `x` requires grad, views of it otherwise.
-    pub(crate) fn rows_of(&self, x: &Arc<Tensor>) -> Result<Vec<Value>, Error> {
-        let parts = crate::runtime::op::view::unbind(x, 0)?;
+    /// `x.unbind(dim)`: the slices along `dim`, each without it, the
+    /// outputs of one `UnbindBackward0` where `x` requires grad.
+    pub(crate) fn unbind(&self, x: &Arc<Tensor>, dim: i64) -> Result<Vec<Value>, Error> {
+        let parts = crate::runtime::op::view::unbind(x, dim)?;
+        let d = crate::runtime::shape::norm_dim(dim, x.ndim().max(1))?;
         let backward = Backward::Split {
-            dim: 0,
+            dim: d,
             sizes: vec![1; parts.len()],
             stacked: true,
         };
@@ -877,6 +876,13 @@ impl Interp {
         let parts =
             record::attach_parts(&self.rt, self.grad, x, parts, ("UnbindBackward0", backward));
         Ok(parts.into_iter().map(Value::Tensor).collect())
+    }
+
+    /// A tensor's rows as Python iterates them (`for r in x`, `a, b = x`,
+    /// `list(x)`, `zip(x, y)`): PyTorch's `Tensor.__iter__` is
+    /// `iter(self.unbind(0))`.
+    pub(crate) fn rows_of(&self, x: &Arc<Tensor>) -> Result<Vec<Value>, Error> {
+        self.unbind(x, 0)
     }
 
     /// [`Value::elements`] with a tensor's rows as [`Interp::rows_of`]

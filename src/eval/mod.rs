@@ -336,11 +336,17 @@ impl Interp {
     pub(crate) fn python_program(&self) -> bool {
         // Inside a function, the text that defined it decides (a module's
         // Python called from a cell of cudash's language stays Python).
-        let source = match self.frames.last() {
+        self.running_source()
+            .is_some_and(|s| crate::lang::Dialect::of(&s.name) == crate::lang::Dialect::Python)
+    }
+
+    /// The text the running code comes from: the running function's, else
+    /// the script's or cell's.
+    pub(crate) fn running_source(&self) -> Option<&Arc<crate::error::Source>> {
+        match self.frames.last() {
             Some(frame) => frame.function.source.as_ref().or(self.source.as_ref()),
             None => self.source.as_ref(),
-        };
-        source.is_some_and(|s| crate::lang::Dialect::of(&s.name) == crate::lang::Dialect::Python)
+        }
     }
 
     /// Whether expression statements show their values (`echo`).

@@ -351,7 +351,6 @@ fn sparse_text(s: &crate::autograd::sparse::SparseTensor) -> String {
 /// shows in its own words in a cell (a DataLoader, a dataset, a sampler, a
 /// hook's handle, an iterator, a scheduler), with the address `id()` gives.
 fn python_object_text(v: &Value) -> Option<String> {
-    let at = object_id(v);
     let class = match v {
         Value::Dataset(ds) => match &**ds {
             crate::data::dataset::Dataset::Tensors(_) => "torch.utils.data.dataset.TensorDataset",
@@ -381,7 +380,7 @@ fn python_object_text(v: &Value) -> Option<String> {
         },
         _ => return None,
     };
-    Some(format!("<{class} object at {at:#x}>"))
+    Some(format!("<{class} object at {:#x}>", object_id(v)))
 }
 
 /// Python's float repr: `2.0`, `0.1`, `1e+20`, `nan`.

@@ -171,11 +171,7 @@ impl Interp {
             // Python's categories once from each place (source and
             // statement) however often that place runs.
             if category.ends_with("Warning") && self.python_program() {
-                let source = match self.frames.last() {
-                    Some(frame) => frame.function.source.as_ref().or(self.source.as_ref()),
-                    None => self.source.as_ref(),
-                };
-                let place = source.map_or(0, |s| Arc::as_ptr(s) as usize);
+                let place = self.running_source().map_or(0, |s| Arc::as_ptr(s) as usize);
                 let key = (msg, place, self.statement_at.get());
                 if !self.warned_at.contains(&key) {
                     self.emit(Output::Warning(key.0.clone()));

@@ -134,11 +134,10 @@ impl Interp {
         kwargs: Vec<(String, Value)>,
     ) -> Result<Value, Error> {
         // A 0-d tensor is its number where a field formats it
-        // (`Tensor.__format__`), itself where `!r`/`!s` converts it.
-        let read = args;
-        let named = kwargs;
-        let values: Vec<&Value> = read.iter().chain(named.iter().map(|(_, v)| v)).collect();
-        let text = self.host_read(&values, || format::str_format(fmt, &read, &named))??;
+        // (`Tensor.__format__`), itself where `!r`/`!s` converts it
+        // (`format::convert_and_format`, under this host read).
+        let values: Vec<&Value> = args.iter().chain(kwargs.iter().map(|(_, v)| v)).collect();
+        let text = self.host_read(&values, || format::str_format(fmt, &args, &kwargs))??;
         Ok(Value::Str(Arc::new(text)))
     }
 }

@@ -222,7 +222,7 @@ fn extra_repr(m: &super::Module) -> String {
             eps,
             elementwise_affine,
         } => {
-            let shape = python_tuple(normalized_shape);
+            let shape = crate::runtime::shape::python_tuple(normalized_shape);
             format!(
                 "{shape}, eps={}, elementwise_affine={}",
                 eps.map_or("None".to_string(), py_float),
@@ -235,7 +235,7 @@ fn extra_repr(m: &super::Module) -> String {
             elementwise_affine,
             bias,
         } => {
-            let shape = python_tuple(normalized_shape);
+            let shape = crate::runtime::shape::python_tuple(normalized_shape);
             format!(
                 "{shape}, eps={}, elementwise_affine={}, bias={}",
                 py_float(*eps),
@@ -411,13 +411,4 @@ fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
-}
-
-/// A shape as Python writes a tuple of ints: `(4,)`, `(3, 4)`.
-pub fn python_tuple(dims: &[usize]) -> String {
-    let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
-    match dims.len() {
-        1 => format!("({},)", dims[0]),
-        _ => format!("({})", dims.join(", ")),
-    }
 }

@@ -36,6 +36,16 @@ pub fn fmt_shape(shape: &[usize]) -> String {
     format!("[{}]", dims.join(","))
 }
 
+/// `shape` as Python writes a tuple of ints: `(4,)`, `(3, 4)`, `()`
+/// (PyTorch's reprs and NumPy's headers).
+pub fn python_tuple(shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    match dims.len() {
+        1 => format!("({},)", dims[0]),
+        _ => format!("({})", dims.join(", ")),
+    }
+}
+
 /// `shape` as PyTorch's messages write it: `[2, 3, 4]`.
 pub fn spaced_shape(shape: &[usize]) -> String {
     let dims: Vec<String> = shape.iter().map(usize::to_string).collect();

@@ -223,15 +223,8 @@ pub(super) fn split(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
 /// `x.unbind(dim=0)`: the slices along `dim`, each without it.
 pub(super) fn unbind(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dim = b.int("dim")?.unwrap_or(0);
-    let parts = view::unbind(t, dim).map_err(|e| e.at(b.span))?;
-    let d = crate::runtime::shape::norm_dim(dim, t.ndim().max(1)).map_err(|e| e.at(b.span))?;
-    let backward = Backward::Split {
-        dim: d,
-        sizes: vec![1; parts.len()],
-        stacked: true,
-    };
-    let parts = parts.into_iter().map(Arc::new).collect();
-    Ok(me.parts(t, parts, ("UnbindBackward0", backward)))
+    let parts = me.unbind(t, dim).map_err(|e| e.at(b.span))?;
+    Ok(Value::List(Arc::new(parts)))
 }
 
 /// The parts `chunk` and `split` made of `t` along `dim`: recorded as the

@@ -81,11 +81,7 @@ fn npy_bytes(t: &Tensor, path: &Path) -> Result<Vec<u8>, Error> {
             "save as .safetensors, or convert first: `x.to(f32)`",
         )
     })?;
-    let dims: Vec<String> = t.shape().iter().map(|d| d.to_string()).collect();
-    let shape = match dims.len() {
-        1 => format!("({},)", dims[0]),
-        _ => format!("({})", dims.join(", ")),
-    };
+    let shape = crate::runtime::shape::python_tuple(t.shape());
     let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     // Magic (6) + version (2) + length (2) + header, padded with spaces to a multiple of 64, ending in \n.
     let total = 10 + header.len() + 1;
