@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{cpu_session, err_in, ok_in};
+use common::{cpu_session, err_in, ok_in, script_lines_on};
 use cudash::runtime::backend::BackendChoice;
 use cudash::session::{Config, Session};
 
@@ -236,6 +236,62 @@ print(list(DataParallel(net).state_dict().keys())[0], DataParallel(net).module i
     assert_eq!(
         out.trim(),
         "0.0 0 cuda:1\n<BroadcastBackward> <BroadcastBackward> 1 0\nmodule.fc1.weight True"
+    );
+}
+
+/// The former-Torch users' multi-GPU tutorial
+/// (`beginner_source/former_torchies/parallelism_tutorial.py`) writes
+/// `data_parallel` from the four steps with GPU indices (`device_ids=[0,
+/// 1]`, as PyTorch's `_get_device_index` takes them): the output is the
+/// module's, gathered on `cuda:0` through the gather's node; and its
+/// `super().__init__(embedding=...)` is PyTorch's TypeError.
+#[test]
+fn the_former_torch_users_data_parallel_runs_with_gpu_indices() {
+    let lines = script_lines_on(
+        2,
+        "parallelism_tutorial",
+        "import torch
+import torch.nn as nn
+
+def data_parallel(module, input, device_ids, output_device=None):
+    if not device_ids:
+        return module(input)
+
+    if output_device is None:
+        output_device = device_ids[0]
+
+    replicas = nn.parallel.replicate(module, device_ids)
+    inputs = nn.parallel.scatter(input, device_ids)
+    replicas = replicas[:len(inputs)]
+    outputs = nn.parallel.parallel_apply(replicas, inputs)
+    return nn.parallel.gather(outputs, output_device)
+
+class DistributedModel(nn.Module):
+    def __init__(self):
+        super().__init__(
+            embedding=nn.Embedding(1000, 10),
+            rnn=nn.Linear(10, 10).cuda(0),
+        )
+
+torch.manual_seed(0)
+lin = nn.Linear(10, 3).cuda()
+x = torch.randn(8, 10).cuda()
+out = data_parallel(lin, x, [0, 1])
+print(out.device, torch.equal(out, lin(x)), type(out.grad_fn).__name__)
+out.sum().backward()
+print(lin.weight.grad.device, torch.allclose(lin.weight.grad, x.sum(0).expand(3, 10)))
+try:
+    DistributedModel()
+except TypeError as e:
+    print(e)",
+    );
+    assert_eq!(
+        lines,
+        [
+            "cuda:0 True GatherBackward",
+            "cuda:0 True",
+            "DistributedModel.__init__() got an unexpected keyword argument 'embedding'"
+        ]
     );
 }
 

@@ -199,7 +199,10 @@ fn the_comparison_catches_a_changed_number() {
 /// more: its 381.47 MiB in a segment rounded to 2 MiB, the 0.53 MiB left
 /// too small to split off, as PyTorch's allocator counts it; and back after
 /// `del` and `empty_cache()`), and DataParallel over
-/// both GPUs. (Its timings are the wall clock, which times the simulator.)
+/// both GPUs. Its timings read `time.time()`, the program's clock, which on
+/// simulated GPUs moves by the modelled machine's time: the GPU's product
+/// is faster than the CPU's, as on the tutorial's machine (the wall clock
+/// timed the simulator, where both take about as long).
 #[test]
 fn the_cuda_tutorial_runs_on_simulated_gpus() {
     let program = pasted().join("cuda_only/cuda_tutorial.py");
@@ -252,6 +255,20 @@ fn the_cuda_tutorial_runs_on_simulated_gpus() {
         .collect();
     assert_eq!(losses.len(), 5, "{got}");
     assert!(losses.windows(2).all(|w| w[1] < w[0]), "{losses:?}");
+    let seconds = |prefix: &str| -> f64 {
+        let line = got.lines().find(|l| l.starts_with(prefix)).unwrap();
+        line[prefix.len()..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let (cpu, gpu) = (
+        seconds("CPU Matrix Multiplication: "),
+        seconds("GPU Matrix Multiplication: "),
+    );
+    assert!(cpu > 0.0 && gpu < cpu / 10.0, "{cpu} {gpu}\n{got}");
 }
 
 /// PyTorch's data parallelism tutorial, as pasted, on 2, 3 and 8
@@ -337,6 +354,61 @@ fn the_torchrun_ddp_tutorial_runs_under_launch() {
             .collect();
         assert_eq!(lines, want, "on {gpus} GPUs cudash printed:\n{got}");
     }
+}
+
+/// PyTorch's model-parallel tutorial, as pasted (smaller), on two
+/// simulated GPUs: its toy model's layers and their gradients on the
+/// devices it placed them on, ResNet50 cut in two at `layer2` (a subclass
+/// of `torchvision.models.resnet.ResNet`), pipelined by `split`, timed with
+/// `timeit.repeat` and plotted with error bars. `timeit` reads the
+/// program's clock, which on simulated GPUs moves by the modelled
+/// machine's time, and shows the lesson the tutorial's
+/// text gives for small splits ("many tiny CUDA kernel launch"): at these
+/// sizes the H100 waits for the host's launches, so the model cut in two
+/// costs what one GPU does and two splits cost twice as many launches.
+#[test]
+fn the_model_parallel_tutorial_runs_on_two_simulated_gpus() {
+    let program = pasted().join("multi_gpu/model_parallel_tutorial.py");
+    let dir = std::env::temp_dir().join(format!("model_parallel_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["--sim-devices", "2", "script"])
+        .arg(&program)
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let got = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{got}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines[0], "toy: cuda:0 cuda:1 cuda:1 cuda:0 cuda:1", "{got}");
+    let ms: Vec<f64> = lines[1]
+        .strip_prefix("ms: ")
+        .unwrap()
+        .split(' ')
+        .map(|t| t.parse().unwrap())
+        .collect();
+    let [model_parallel, single, one_split, two_splits] = ms[..] else {
+        panic!("{got}")
+    };
+    assert!(single > 1.0, "{got}");
+    for t in [model_parallel, one_split] {
+        assert!((t - single).abs() < 0.01 * single, "{got}");
+    }
+    assert!(two_splits > 1.5 * single, "{got}");
+    for png in [
+        "mp_vs_rn.png",
+        "mp_vs_rn_vs_pp.png",
+        "split_size_tradeoff.png",
+    ] {
+        let bytes = std::fs::read(dir.join(png)).unwrap();
+        assert!(bytes.starts_with(b"\x89PNG"), "{png}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// PyTorch's AMP recipe (`torch.cuda.amp.autocast`, `GradScaler`,

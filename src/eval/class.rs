@@ -615,7 +615,10 @@ impl Interp {
             if let Value::Module(m) = &s.0 {
                 match class_of(&s.0).and_then(|c| c.layer()) {
                     Some(layer) => self.init_layer(m, layer, args, span)?,
-                    None => lock(m).initialised = true,
+                    None => {
+                        module_init_args(&lock(m).type_name, &args)?;
+                        lock(m).initialised = true
+                    }
                 }
             }
             return Ok(Ok(Value::None));
@@ -792,4 +795,32 @@ fn exception_args(args: &[ArgVal], strict: bool) -> Result<Value, Diagnostic> {
 /// `obj.f` for a method `f`: bound to `obj`.
 fn bound(this: &Value, f: Arc<Function>) -> Value {
     Value::Method(Arc::new((this.clone(), f)))
+}
+
+/// `nn.Module.__init__` takes no arguments (PyTorch's errors, named after
+/// the program's class: older tutorials pass the layers as keywords).
+fn module_init_args(class: &str, args: &[ArgVal]) -> Result<(), Diagnostic> {
+    let type_error = |message: String, span: Span| {
+        Err(Error::Module {
+            class: "TypeError",
+            message,
+            help: None,
+        }
+        .at(span))
+    };
+    if let Some(a) = args.iter().find(|a| a.keyword.is_some()) {
+        let word = a.keyword.as_ref().map_or("", |k| k.name.as_str());
+        return type_error(
+            format!("{class}.__init__() got an unexpected keyword argument '{word}'"),
+            a.span,
+        );
+    }
+    if let Some(a) = args.first() {
+        let n = args.len() + 1;
+        return type_error(
+            format!("{class}.__init__() takes 1 positional argument but {n} were given"),
+            a.span,
+        );
+    }
+    Ok(())
 }

@@ -2224,12 +2224,6 @@ impl Interp {
             })
         };
         let float = |x: f64| Value::Float(Word::new(x));
-        let now = || {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs_f64())
-                .unwrap_or(0.0)
-        };
         Ok(match f.name {
             "torch.no_grad" => Value::GradMode(Word::new(GradSetting::scoped(false))),
             "torch.enable_grad" => Value::GradMode(Word::new(GradSetting::scoped(true))),
@@ -2395,10 +2389,10 @@ impl Interp {
                 0 => Value::None,
                 _ => Value::CurrentCuda,
             },
-            "time.time" => float(now()),
+            "time.time" => float(self.program_epoch()),
             "time.localtime" => {
                 let secs = match args.first().map(|a| &a.value) {
-                    None | Some(Value::None) => now(),
+                    None | Some(Value::None) => self.program_epoch(),
                     Some(_) => number(0)?,
                 };
                 let fields = super::localtime::localtime(secs);
@@ -2408,7 +2402,9 @@ impl Interp {
             // `asctime` form, `Fri Dec  4 06:48:05 2026`.
             "time.ctime" | "time.asctime" => {
                 let fields = match (f.name, args.first().map(|a| &a.value)) {
-                    (_, None | Some(Value::None)) => super::localtime::localtime(now()),
+                    (_, None | Some(Value::None)) => {
+                        super::localtime::localtime(self.program_epoch())
+                    }
                     ("time.ctime", Some(_)) => super::localtime::localtime(number(0)?),
                     (_, Some(v)) => struct_time(v).ok_or_else(|| {
                         Error::wrong_type(
@@ -2428,7 +2424,7 @@ impl Interp {
                     return Err(Error::value("strftime() takes a format string first").at(span));
                 };
                 let fields = match args.get(1).map(|a| &a.value) {
-                    None => super::localtime::localtime(now()),
+                    None => super::localtime::localtime(self.program_epoch()),
                     Some(v) => struct_time(v).ok_or_else(|| {
                         Error::wrong_type(
                             "the time of strftime",
@@ -2446,7 +2442,7 @@ impl Interp {
             // Tensors are freed when the last name lets go: no cycles of
             // tensors wait for a collector, so nothing more is freed here.
             "gc.collect" => Value::Int(0),
-            "time.perf_counter" | "time.monotonic" => float(started().elapsed().as_secs_f64()),
+            "time.perf_counter" | "time.monotonic" => float(self.program_seconds()),
             "math.sqrt" => float(number(0)?.sqrt()),
             "math.exp" => float(number(0)?.exp()),
             "math.log" if args.len() == 2 => float(number(0)?.ln() / number(1)?.ln()),
@@ -3013,12 +3009,6 @@ fn no_such(path: &str, e: std::io::Error, span: Span) -> Diagnostic {
         help: None,
     }
     .at(span)
-}
-
-/// When the process started counting (`time.perf_counter`'s zero).
-fn started() -> std::time::Instant {
-    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    *START.get_or_init(std::time::Instant::now)
 }
 
 /// `n` random bytes as hex, read from the operating system's generator

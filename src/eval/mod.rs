@@ -69,6 +69,7 @@ mod parametrize;
 mod pil_image;
 mod print_options;
 mod processes;
+mod program_clock;
 mod pyfile;
 mod pyrandom;
 mod python_builtins;
@@ -250,6 +251,8 @@ pub struct Interp {
     warned_at: std::collections::HashSet<(String, usize, usize)>,
     /// Where the innermost running statement starts (a warning's place).
     statement_at: std::cell::Cell<usize>,
+    /// The clock the program reads (`time.perf_counter`, `time.time`).
+    clock: program_clock::ProgramClock,
     /// Whether ops record autograd's graph (off inside `no_grad { }`).
     pub(crate) grad: crate::autograd::Mode,
     /// The script or cell running now: the functions it defines keep it.
@@ -316,6 +319,7 @@ impl Interp {
             warned_in_session: Vec::new(),
             warned_at: Default::default(),
             statement_at: std::cell::Cell::new(0),
+            clock: Default::default(),
             grad: crate::autograd::Mode::default(),
             source: None,
             turn: None,

@@ -124,7 +124,11 @@ pub fn repr(v: &Value) -> String {
         Value::Stream(s) => s.describe(),
         Value::Event(e) => e.describe(),
         Value::GradFn(f) if pytorch_text() => {
-            format!("<{} object at {:#x}>", f.name(), object_id(v))
+            let module = match super::value::node_module(f.name()) {
+                "builtins" => String::new(),
+                module => format!("{module}."),
+            };
+            format!("<{module}{} object at {:#x}>", f.name(), object_id(v))
         }
         Value::GradFn(f) => format!("<{}>", f.name()),
         Value::Dataset(ds) => match &**ds {

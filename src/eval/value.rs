@@ -354,10 +354,42 @@ pub fn type_named(name: &str) -> Option<&'static Native> {
         .find(|t| t.name.strip_prefix("builtins.").unwrap_or(t.name) == name)
 }
 
+/// The classes of autograd nodes `type(y.grad_fn)` gave so far.
+static NODE_CLASSES: std::sync::Mutex<Vec<&'static Native>> = std::sync::Mutex::new(Vec::new());
+
+/// The class of an autograd node, as `type(y.grad_fn)` gives it: one per
+/// node name (`MulBackward0`, a builtin; `MyFnBackward`, the node of a
+/// Python `Function`, in `torch.autograd.function`), made once and kept.
+pub fn node_class(name: &str) -> &'static Native {
+    let qualified = format!("{}.{name}", node_module(name));
+    let mut classes = crate::runtime::lock::lock(&NODE_CLASSES);
+    if let Some(c) = classes.iter().find(|c| c.name == qualified) {
+        return c;
+    }
+    let made: &'static Native = Box::leak(Box::new(Native {
+        name: Box::leak(qualified.into_boxed_str()),
+    }));
+    classes.push(made);
+    made
+}
+
+/// The module of a node's class: a node of a Python `Function` (named
+/// `XBackward`, without PyTorch's number) is made in
+/// `torch.autograd.function`; the C++ nodes are builtins.
+pub fn node_module(name: &str) -> &'static str {
+    match name.ends_with("Backward") {
+        true => "torch.autograd.function",
+        false => "builtins",
+    }
+}
+
 impl Native {
-    /// Whether it is a class (`type(sd)`, `type(None)`), not a function.
+    /// Whether it is a class (`type(sd)`, `type(None)`, `type(y.grad_fn)`),
+    /// not a function.
     pub fn is_class(&self) -> bool {
-        *self == ORDERED_DICT || TYPES.iter().any(|t| t == self)
+        *self == ORDERED_DICT
+            || TYPES.iter().any(|t| t == self)
+            || crate::runtime::lock::lock(&NODE_CLASSES).contains(&self)
     }
 
     /// `<class 'function'>`, `<class 'torch.Size'>`: builtins unprefixed.

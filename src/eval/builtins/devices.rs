@@ -232,7 +232,8 @@ pub(super) fn replicate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<V
     Ok(me.parts(&x, copies, ("BroadcastBackward", Backward::Broadcast)))
 }
 
-/// The devices of the list argument `name`: at least one, each existing.
+/// The devices of the list argument `name` (devices or GPU indices): at
+/// least one, each existing.
 pub(super) fn device_list(me: &Interp, b: &Bound, name: &str) -> Result<Vec<Device>, Diagnostic> {
     let items = b.list(name)?;
     if items.is_empty() {
@@ -242,9 +243,15 @@ pub(super) fn device_list(me: &Interp, b: &Bound, name: &str) -> Result<Vec<Devi
         .iter()
         .map(|(v, s)| match v {
             Value::Device(d) => me.rt.check_device(d.get()).map_err(|e| e.at(*s)),
+            // A GPU's index, as `device_ids=[0, 1]` gives it (PyTorch's
+            // `_get_device_index`).
+            Value::Int(i) if *i >= 0 && *i <= u32::MAX as i64 => me
+                .rt
+                .check_device(Device::Cuda(*i as u32))
+                .map_err(|e| e.at(*s)),
             other => Err(Error::wrong_type(
                 format!("an element of `{name}`"),
-                "a device",
+                "a device or a GPU's index",
                 other.type_name(),
             )
             .at(*s)),

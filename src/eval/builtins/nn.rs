@@ -683,6 +683,7 @@ fn type_native(v: &Value) -> Option<&'static super::super::value::Native> {
         Value::DType(d) if d.get() != crate::runtime::DType::Bool => "torch.dtype",
         Value::Size(_) => "torch.Size",
         Value::DictView(view) => view.python_type(),
+        Value::GradFn(f) => return Some(super::super::value::node_class(f.name())),
         _ => return None,
     };
     type_named(name)

@@ -1036,9 +1036,13 @@ impl Interp {
                 return Ok(Value::Str(Arc::new("bool".into())))
             }
             // `type(sd).__name__` of an OrderedDict, `type(None).__name__`.
-            (Value::Native(f), "__name__") => {
+            (Value::Native(f), "__name__" | "__qualname__") => {
                 let short = f.name.rsplit('.').next().unwrap_or(f.name);
                 return Ok(Value::Str(Arc::new(short.to_string())));
+            }
+            (Value::Native(f), "__module__") if f.is_class() => {
+                let module = f.name.rsplit_once('.').map_or("builtins", |(m, _)| m);
+                return Ok(Value::Str(Arc::new(module.to_string())));
             }
             // A decorator's `fn.__name__`.
             (Value::Function(f), "__name__" | "__qualname__") => {

@@ -255,11 +255,46 @@ class Axis:
     def set_ticklabels(self, labels):
         pass
 
+    def grid(self, visible=None, which="major", **kwargs):
+        self._grid = True if visible is None else visible
+
     def tick_top(self):
         pass
 
     def tick_bottom(self):
         pass
+
+
+def _error_sizes(err, n):
+    # matplotlib's error sizes: one for all points, one per point, or a pair
+    # of rows (below, above).
+    if isinstance(err, (int, float)):
+        return [float(err)] * n, [float(err)] * n
+    t = _tensor(err).double()
+    if t.dim() == 0:
+        return [t.item()] * n, [t.item()] * n
+    if t.dim() == 2:
+        return t[0].tolist(), t[1].tolist()
+    return t.tolist(), t.tolist()
+
+
+class ErrorbarContainer:
+    """What `errorbar` returns: the data line and the error lines (matplotlib's
+    `(data_line, caplines, barlinecols)`)."""
+
+    def __init__(self, data_line, lines):
+        self.lines = (data_line, (), tuple(lines))
+        self.has_xerr = False
+        self.has_yerr = True
+
+    def __getitem__(self, k):
+        return self.lines[k]
+
+    def __iter__(self):
+        return iter(self.lines)
+
+    def __len__(self):
+        return 3
 
 
 class Text:
@@ -381,7 +416,35 @@ class Axes:
             self.patches.append(r)
             bars.append(r)
         bars.label = label
+        centres = [xk for xk in xs[: len(hs)]]
+        tops = [bk + hk for hk, bk in zip(hs, bottoms)]
+        bars.errorbar = self._error_lines(centres, tops, kwargs.get("yerr"), kwargs.get("xerr"), kwargs.get("ecolor"))
         return bars
+
+    def errorbar(self, x, y, yerr=None, xerr=None, fmt="", ecolor=None, label=None, **kwargs):
+        """The points (drawn with `fmt`, `"none"` for none) and a line through
+        each point's error interval, in `ecolor` (matplotlib's caps and
+        line widths are not drawn)."""
+        ys = _floats(y)
+        xs = list(range(len(ys))) if x is None else _floats(x)
+        data = None
+        if fmt != "none":
+            style = {k: v for k, v in kwargs.items() if k in ("color", "c", "marker", "linestyle", "ls", "linewidth", "lw")}
+            data = self.plot(xs, ys, fmt, label=label, **style)[0] if fmt else self.plot(xs, ys, label=label, **style)[0]
+        return ErrorbarContainer(data, self._error_lines(xs, ys, yerr, xerr, ecolor or (data.get_color() if data else None)))
+
+    def _error_lines(self, xs, ys, yerr, xerr, ecolor):
+        made = []
+        for err, vertical in ((yerr, True), (xerr, False)):
+            if err is None:
+                continue
+            lower, upper = _error_sizes(err, len(ys))
+            for xk, yk, lo, hi in zip(xs, ys, lower, upper):
+                ex, ey = ([xk, xk], [yk - lo, yk + hi]) if vertical else ([xk - lo, xk + hi], [yk, yk])
+                line = Line2D(ex, ey, self._color(ecolor), "-", None, "_nolegend_", matplotlib.rcParams["lines.linewidth"])
+                self.lines.append(line)
+                made.append(line)
+        return made
 
     def barh(self, y, width, height=0.8, color=None, **kwargs):
         ys, ws = _floats(y), _floats(width)
@@ -930,6 +993,10 @@ def plot(*args, **kwargs):
 
 def scatter(*args, **kwargs):
     return gca().scatter(*args, **kwargs)
+
+
+def errorbar(*args, **kwargs):
+    return gca().errorbar(*args, **kwargs)
 
 
 def bar(*args, **kwargs):

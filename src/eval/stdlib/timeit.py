@@ -1,10 +1,11 @@
 """timeit, as cudash gives it (written for cudash, after CPython's):
-`default_timer` (the wall clock, `time.perf_counter`), `Timer(stmt, setup,
-timer, globals)` with `timeit(number)`, `repeat(repeat, number)` and
-`autorange()`, and the functions `timeit` and `repeat`. Statements are
-strings run in `globals` (a dict) or callables. Python's own clock: on
-simulated devices it times the simulator, not the GPU; torch.utils.benchmark
-times the GPU the simulator models."""
+`default_timer` (`time.perf_counter`), `Timer(stmt, setup, timer, globals)`
+with `timeit(number)`, `repeat(repeat, number)` and `autorange()`, and the
+functions `timeit` and `repeat`. Statements are strings run in `globals` (a
+dict) or callables. The clock is the program's: the wall clock on a GPU;
+on simulated devices it moves by the modelled machine's time where the
+model moved, so a statement that trains a model is timed as the GPU the
+simulator models would run it, not as the simulator does."""
 import time
 
 __all__ = ["Timer", "timeit", "repeat", "default_timer"]
