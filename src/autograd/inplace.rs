@@ -31,6 +31,19 @@ pub fn check_leaf(mode: Mode, x: &Tensor) -> R<()> {
     if !mode.enabled {
         return Ok(());
     }
+    if meta(x).is_some_and(|m| m.made_without_grad_of_one_that_requires()) {
+        return Err(Error::Autograd {
+            message: "A view was created in no_grad mode and is being modified inplace with grad \
+                      mode enabled. Given that this use case is ambiguous and error-prone, it is \
+                      forbidden. You can clarify your code by moving both the view and the \
+                      inplace either both inside the no_grad block (if you don't want the \
+                      inplace to be tracked) or both outside (if you want the inplace to be \
+                      tracked)."
+                .into(),
+            help: "make the view and change it in place both inside `no_grad`, or both outside"
+                .into(),
+        });
+    }
     // PyTorch forbids changing one of several views one op made, or a
     // view of one (named by its own op: `Select` for `p[0]`).
     let of_parts = meta(x)

@@ -65,6 +65,11 @@ pub struct Meta {
     /// Made by `Parameter(t)` (PyTorch's `nn.Parameter`): what a module
     /// registers as a parameter when assigned to one of its attributes.
     parameter: bool,
+    /// A view made under `no_grad` of a tensor that requires grad
+    /// (PyTorch's `CreationMeta::NO_GRAD_MODE`): it requires grad as its
+    /// base does, as a leaf with no `.grad` of its own, and an in-place op
+    /// on it in grad mode is refused.
+    made_without_grad: bool,
 }
 
 impl Meta {
@@ -83,6 +88,7 @@ impl Meta {
             history: AtomicU64::new(0),
             view,
             parameter: false,
+            made_without_grad: false,
         }
     }
 
@@ -110,14 +116,28 @@ impl Meta {
         Meta::new(false, None, Some(view))
     }
 
+    /// A view made under `no_grad` of `view`'s base, which requires grad.
+    pub fn view_made_without_grad(view: Box<ViewOf>) -> Meta {
+        let mut m = Meta::new(false, None, Some(view));
+        m.made_without_grad = true;
+        m
+    }
+
     pub fn requires_grad(&self) -> bool {
-        self.has_grad_fn() || self.requires_grad.load(Ordering::Acquire)
+        self.has_grad_fn()
+            || self.requires_grad.load(Ordering::Acquire)
+            || self.made_without_grad_of_one_that_requires()
+    }
+
+    /// Whether this is a view made under `no_grad` whose base requires grad.
+    pub fn made_without_grad_of_one_that_requires(&self) -> bool {
+        self.made_without_grad && self.view.as_ref().is_some_and(|v| v.base().requires_grad())
     }
 
     /// The node that made this tensor (and which of its outputs it is); a
     /// view's is made again when its base changed in place since.
     pub fn grad_fn(&self) -> Option<(Arc<Node>, usize)> {
-        if let Some(v) = &self.view {
+        if let Some(v) = self.view.as_ref().filter(|_| !self.made_without_grad) {
             let now = v.base().history.load(Ordering::Acquire);
             if v.seen.load(Ordering::Acquire) != now {
                 return self.regenerate(v, now);
@@ -171,6 +191,9 @@ impl Meta {
     pub fn edge(&self) -> Edge {
         match self.grad_fn() {
             Some((node, k)) => Edge::Node(node, k),
+            // A view made under `no_grad` leads nowhere (PyTorch gives it
+            // no gradient accumulator).
+            None if self.made_without_grad => Edge::None,
             None if self.requires_grad() => Edge::Leaf(Arc::clone(self.grad_cell())),
             None => Edge::None,
         }

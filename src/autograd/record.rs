@@ -195,8 +195,10 @@ pub fn unsafe_view(rt: &Runtime, mode: Mode, x: &Tensor, out: Arc<Tensor>) -> Ar
 /// grad mode, for a float view of a base laid out contiguously.
 pub fn plain_view(mode: Mode, x: &Tensor, out: Arc<Tensor>) -> Arc<Tensor> {
     let untracked = |x: &Tensor| meta(x).is_none() && !x.covers_storage();
-    if !mode.enabled
-        || !out.dtype().is_float()
+    if !mode.enabled {
+        return view_made_without_grad(x, out);
+    }
+    if !out.dtype().is_float()
         || std::ptr::eq(&*out, x)
         || out.autograd().is_some()
         || !out.shares_storage(x)
@@ -207,6 +209,24 @@ pub fn plain_view(mode: Mode, x: &Tensor, out: Arc<Tensor>) -> Arc<Tensor> {
     meta_or_leaf(x);
     if let Some(of) = Meta::view_of(x, &out) {
         out.autograd_or_init(|| Arc::new(Meta::view_of_plain(of)));
+    }
+    out
+}
+
+/// A view `out` of `x` made under `no_grad`: when `x` requires grad, it
+/// does too, as PyTorch's view does (a leaf whose gradient goes nowhere,
+/// which an in-place op in grad mode refuses: `inplace::check_leaf`).
+fn view_made_without_grad(x: &Tensor, out: Arc<Tensor>) -> Arc<Tensor> {
+    if !out.dtype().is_float()
+        || std::ptr::eq(&*out, x)
+        || out.autograd().is_some()
+        || !out.shares_storage(x)
+        || !requires_grad(x)
+    {
+        return out;
+    }
+    if let Some(of) = Meta::view_of(x, &out) {
+        out.autograd_or_init(|| Arc::new(Meta::view_made_without_grad(of)));
     }
     out
 }
