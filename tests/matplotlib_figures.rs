@@ -97,3 +97,74 @@ fn show_in_a_notebook_is_an_image() {
         .any(|o| matches!(o, cudash::eval::Output::Display(_))));
     assert_eq!(o.plain_text().lines().last(), Some("1"));
 }
+
+/// The DCGAN tutorial's animation in a notebook: `HTML(ani.to_jshtml())`
+/// as a cell's last expression shows the player (IPython's `HTML` by its
+/// `_repr_html_`), each frame a PNG of the figure with that frame's artists
+/// alone drawn; `display()` shows it too. Frame 0 shows the red image,
+/// frame 1 the blue one. A FuncAnimation's frames are its function's.
+#[test]
+fn an_animation_plays_in_a_notebook() {
+    let src = r#"import torch
+import matplotlib.pyplot as plt
+import matplotlib.animation as animation
+from IPython.display import HTML, display
+red = torch.zeros(2, 2, 3, dtype=torch.uint8); red[..., 0] = 255
+blue = torch.zeros(2, 2, 3, dtype=torch.uint8); blue[..., 2] = 255
+fig = plt.figure(figsize=(1, 1), dpi=20)
+plt.axis("off")
+ims = [[plt.imshow(red, animated=True)], [plt.imshow(blue, animated=True)]]
+ani = animation.ArtistAnimation(fig, ims, interval=1000, repeat_delay=1000, blit=True)
+frames = ani._frame_pixels()
+print([tuple(f[10, 10].tolist()) for f in frames])
+line, = plt.plot([], [])
+def step(k):
+    line.set_data([0, 1], [0, k])
+lines = animation.FuncAnimation(fig, step, frames=3, interval=50)
+print(len(lines._frame_pixels()), line.get_ydata())
+display(HTML("<b>shown</b>"))
+HTML(ani.to_jshtml())"#;
+    let mut s = common::session();
+    s.enable_html();
+    let o = s.execute(src);
+    assert!(o.error.is_none(), "{}", o.plain_text());
+    let text = o.plain_text();
+    assert!(
+        text.contains("[(255, 0, 0), (0, 0, 255)]\n3 [0.0, 2.0]"),
+        "{text}"
+    );
+    let htmls: Vec<String> = o
+        .outputs
+        .iter()
+        .filter_map(|o| match o {
+            cudash::eval::Output::Display(s) | cudash::eval::Output::Value(s) => s.html.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(htmls.len(), 2, "{htmls:?}");
+    assert_eq!(htmls[0], "<b>shown</b>");
+    assert_eq!(
+        htmls[1]
+            .matches("data:image/png;base64,iVBORw0KGgo")
+            .count(),
+        2
+    );
+    assert!(htmls[1].contains("<input"), "{}", htmls[1]);
+
+    // In a script, `display` prints the object's repr, and saving is refused.
+    let lines = common::script_lines_on(
+        0,
+        "animation_script",
+        "from IPython.display import HTML, display\nimport matplotlib.pyplot as plt\n\
+         import matplotlib.animation as animation\ndisplay(HTML('<b>x</b>'))\n\
+         ani = animation.FuncAnimation(plt.figure(), lambda k: None, frames=2)\n\
+         try:\n    ani.save('a.gif', writer='pillow')\nexcept ValueError as e:\n    print(str(e)[:40])",
+    );
+    assert_eq!(
+        lines,
+        [
+            "<IPython.core.display.HTML object>",
+            "cudash writes no animation files (a.gif)"
+        ]
+    );
+}

@@ -787,6 +787,12 @@ static NATIVES: &[Native] = &[
         name: "_cudash.show_png",
     },
     Native {
+        name: "_cudash.png_data_uri",
+    },
+    Native {
+        name: "_cudash.show_html",
+    },
+    Native {
         name: "_cudash.image_open",
     },
     Native {

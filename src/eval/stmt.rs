@@ -202,6 +202,17 @@ impl Interp {
     pub(super) fn show(&mut self, v: Value, span: Span) -> Result<(), Diagnostic> {
         self.begin_op("show");
         let html = self.hooks.html;
+        // An object with `_repr_html_` (IPython's `HTML`, an animation) is
+        // shown in a notebook as its HTML, beside its repr, as Jupyter shows it.
+        let mut object_html = None;
+        if let (true, Value::Object(o)) = (html, &v) {
+            if o.class.find("_repr_html_").is_some() {
+                let name = crate::lang::ast::Name::new("_repr_html_".into(), span);
+                if let Value::Str(h) = self.call_method(v.clone(), &name, Vec::new(), span)? {
+                    object_html = Some(h.to_string());
+                }
+            }
+        }
         let shown = self
             .host_read(&[&v], || {
                 let text = super::show::display_text(&v)?;
@@ -216,7 +227,7 @@ impl Interp {
                             false => display::html::tensor(t),
                         })
                     }
-                    _ => None,
+                    _ => object_html,
                 };
                 Some(Shown { text, html })
             })

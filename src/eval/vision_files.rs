@@ -14,7 +14,11 @@
 //!   read until `_cudash.tar_close()`;
 //! - `_cudash.md5(path)`: the file's MD5, as torchvision checks downloads;
 //! - `_cudash.write_png(path, pixels)`: an `H×W×C` tensor of values in
-//!   0..=255 as a PNG file (`torchvision.utils.save_image`).
+//!   0..=255 as a PNG file (`torchvision.utils.save_image`);
+//! - `_cudash.png_data_uri(pixels)`: the same PNG as a `data:` URI (the
+//!   frames of `matplotlib.animation`'s HTML);
+//! - `_cudash.show_png(text, pixels)`, `_cudash.show_html(text, html)`:
+//!   shown in a notebook (false elsewhere).
 
 use std::io::{Read, Write};
 use std::sync::Arc;
@@ -27,7 +31,7 @@ use crate::runtime::io::tar;
 use crate::runtime::Tensor;
 
 /// The names this module answers.
-pub const NAMES: [&str; 9] = [
+pub const NAMES: [&str; 11] = [
     "_cudash.read_idx",
     "_cudash.download",
     "_cudash.gunzip",
@@ -37,6 +41,8 @@ pub const NAMES: [&str; 9] = [
     "_cudash.md5",
     "_cudash.write_png",
     "_cudash.show_png",
+    "_cudash.png_data_uri",
+    "_cudash.show_html",
 ];
 
 impl Interp {
@@ -155,6 +161,27 @@ impl Interp {
                     html: Some(html),
                 }));
                 Ok(Value::bool(true))
+            }
+            // `_cudash.show_html(text, html)`: an object's HTML shown in a
+            // notebook (`IPython.display.display`); false elsewhere.
+            "_cudash.show_html" => {
+                if !self.hooks.html {
+                    return Ok(Value::bool(false));
+                }
+                let (caption, html) = (text(0)?, text(1)?);
+                self.emit(super::Output::Display(super::Shown {
+                    text: caption,
+                    html: Some(html),
+                }));
+                Ok(Value::bool(true))
+            }
+            "_cudash.png_data_uri" => {
+                let png = encoded(args.first().map(|a| &a.value)).map_err(at)?;
+                let png = png.map_err(|e| io("encode", "a frame", e))?;
+                Ok(Value::Str(Arc::new(format!(
+                    "data:image/png;base64,{}",
+                    base64(&png)
+                ))))
             }
             _ => {
                 let path = text(0)?;

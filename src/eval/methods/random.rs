@@ -124,21 +124,26 @@ pub(super) fn exponential_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b:
 pub(super) fn random_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
     let (first, second) = (b.int("from")?, b.int("to")?);
+    // PyTorch's `uniform_int` without bounds: a float from 0 to 2^mantissa
+    // inclusive; an integer or bool over its dtype's range (`Full`).
+    let float_top = match t.dtype() {
+        DType::F16 => Some((1 << 11) + 1),
+        DType::BF16 => Some((1 << 8) + 1),
+        DType::F32 => Some((1 << 24) + 1),
+        DType::F64 => Some((1 << 53) + 1),
+        _ => None,
+    };
     let (low, high, node) = match (first, second) {
         (Some(f), Some(to)) => (f, to, "RandomBackward0"),
         (Some(to), None) => (0, to, "RandomBackward1"),
-        _ => {
-            // PyTorch's `uniform_int`: 0 to 2^mantissa inclusive.
-            let top: i64 = match t.dtype() {
-                DType::F16 => (1 << 11) + 1,
-                DType::BF16 => (1 << 8) + 1,
-                DType::F32 => (1 << 24) + 1,
-                DType::F64 => (1 << 53) + 1,
-                DType::Bool => 2,
-                _ => i64::MAX,
-            };
-            (0, top, "RandomBackward2")
-        }
+        _ => (0, float_top.unwrap_or(i64::MAX), "RandomBackward2"),
+    };
+    let dist = match (first, float_top) {
+        (None, None) => Distribution::Full,
+        _ => Distribution::Integers {
+            low,
+            range: high.abs_diff(low),
+        },
     };
     if low >= high {
         return Err(at(Error::runtime(format!(
@@ -151,9 +156,8 @@ pub(super) fn random_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
         device: t.device(),
         like: Some(t),
     };
-    let range = high.abs_diff(low);
     inplace::overwrite(&mut me.rt, me.grad, t, node, |rt| {
-        let r = rt.random(new, Distribution::Integers { low, range })?;
+        let r = rt.random(new, dist)?;
         rt.assign(t, &r)
     })
     .map_err(at)?;

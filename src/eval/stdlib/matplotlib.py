@@ -12,6 +12,8 @@ rcParams = {
     "image.cmap": "viridis",
     "axes.prop_cycle": None,
     "interactive": False,
+    "animation.html": "none",
+    "animation.embed_limit": 20.0,
 }
 _state = {"backend": "agg"}
 

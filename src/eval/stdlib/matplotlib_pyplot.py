@@ -108,7 +108,27 @@ def _floats(v):
     return [float(x) for x in v]
 
 
-class Line2D:
+class Artist:
+    """What every drawn thing has: whether it is drawn (`set_visible`, as
+    `matplotlib.animation` shows one frame's artists at a time)."""
+
+    _visible = True
+    _animated = False
+
+    def set_visible(self, b):
+        self._visible = bool(b)
+
+    def get_visible(self):
+        return self._visible
+
+    def set_animated(self, b):
+        self._animated = bool(b)
+
+    def get_animated(self):
+        return self._animated
+
+
+class Line2D(Artist):
     def __init__(self, x, y, color, linestyle, marker, label, linewidth):
         self._x, self._y = x, y
         self._color, self._linestyle, self._marker = color, linestyle, marker
@@ -147,7 +167,7 @@ class Line2D:
                 ax.lines.remove(self)
 
 
-class Rectangle:
+class Rectangle(Artist):
     def __init__(self, x, y, width, height, color):
         self._x, self._y, self._w, self._h, self._color = x, y, width, height, color
 
@@ -194,7 +214,7 @@ class BarContainer:
         return list(self._bars)
 
 
-class AxesImage:
+class AxesImage(Artist):
     def __init__(self, rgb, shape, aspect, cmap=None, norm=None):
         self._rgb, self._shape, self._aspect = rgb, shape, aspect
         self.cmap, self.norm = cmap, norm
@@ -632,8 +652,9 @@ class Axes:
         left, bottom, width, height = self._rect
         bx0, bx1 = int(round(left * W)), int(round((left + width) * W))
         by0, by1 = int(round((1 - bottom - height) * H)), int(round((1 - bottom) * H))
-        if self.images:
-            im = self.images[-1]
+        shown = [im for im in self.images if im._visible]
+        if shown:
+            im = shown[-1]
             h, w = im._shape
             bw, bh = bx1 - bx0, by1 - by0
             if im._aspect == "auto":
@@ -655,6 +676,8 @@ class Axes:
         def py(v):
             return by1 - 1 - (v - y0) / (y1 - y0) * (by1 - by0 - 1) if y1 != y0 else float(by1 - 1)
         for r in self.patches:
+            if not r._visible:
+                continue
             xa, xb = sorted((px(r._x), px(r._x + r._w)))
             ya, yb = sorted((py(r._y), py(r._y + r._h)))
             xa, xb = max(bx0, int(round(xa))), min(bx1, int(round(xb)) + 1)
@@ -663,6 +686,8 @@ class Axes:
                 canvas[ya:yb, xa:xb] = torch.tensor(r._color, dtype=torch.uint8)
         dpi = self.figure.dpi
         for l in self.lines:
+            if not l._visible:
+                continue
             pts_x = [px(v) for v in l._x]
             pts_y = [py(v) for v in l._y]
             if l._linestyle not in ("None", "none", "", " "):
@@ -670,6 +695,8 @@ class Axes:
             if l._marker is not None:
                 _dots(canvas, pts_x, pts_y, l._color, max(1, int(round(3 * dpi / 72))), box)
         for l in self.collections:
+            if not l._visible:
+                continue
             radius = max(1, int(round((l._size ** 0.5) / 2 * dpi / 72)))
             _dots(canvas, [px(v) for v in l._x], [py(v) for v in l._y], l._color, radius, box)
         if self._axis_on:

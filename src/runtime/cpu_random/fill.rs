@@ -111,6 +111,17 @@ pub fn integers(g: &mut CpuGenerator, n: usize, low: i64, range: u64) -> Vec<i64
     (0..n).map(|_| g.integer(range, low)).collect()
 }
 
+/// `random_()` over a dtype's whole range `[0, range)`: a 64-bit draw for
+/// int64's 2^63, a 32-bit draw otherwise (PyTorch's `uniform_int`).
+pub fn full_range(g: &mut CpuGenerator, n: usize, range: u64) -> Vec<i64> {
+    (0..n)
+        .map(|_| match range {
+            r if r == 1 << 63 => (g.random64() % r) as i64,
+            r => (u64::from(g.random()) % r) as i64,
+        })
+        .collect()
+}
+
 /// `v` rounded to `dtype` (exactly representable in f64).
 pub(super) fn rounded(v: f64, dtype: DType) -> f64 {
     match dtype {

@@ -882,6 +882,7 @@ fn draw<L: Launcher>(
         },
         range: match dist {
             Distribution::Integers { range, .. } => range,
+            Distribution::Full => Distribution::full_range(dt),
             _ => 1,
         },
     };

@@ -227,7 +227,7 @@ pub fn linspace(dt: DType) -> Option<Kernel> {
 /// `rand` (uniform) or `randn` / `normal_` (normal) in a float dtype.
 pub fn random(dist: Distribution, dt: DType) -> Option<Kernel> {
     let made = match dist {
-        Distribution::Integers { .. } => dt != DType::Bool,
+        Distribution::Integers { .. } | Distribution::Full => dt != DType::Bool,
         _ => dt.is_float(),
     };
     made.then(|| kernel("random", Some(dt), format!("{}_{}", dist.name(), dt.name())))

@@ -289,6 +289,25 @@ pub enum Distribution {
         low: i64,
         range: u64,
     },
+    /// `random_()` without bounds on an integer or bool tensor: PyTorch's
+    /// `uniform_int` over the dtype's whole range, `[0, 2^63)` for int64
+    /// (a 64-bit draw), `[0, max]` for the other integers and a bit for
+    /// bool (a 32-bit draw each).
+    Full,
+}
+
+impl Distribution {
+    /// The range `Full` draws from for `dtype` (from 0).
+    pub fn full_range(dtype: DType) -> u64 {
+        match dtype {
+            DType::Bool => 2,
+            DType::U8 => 1 << 8,
+            DType::I8 => 1 << 7,
+            DType::I16 => 1 << 15,
+            DType::I32 => 1 << 31,
+            _ => 1 << 63,
+        }
+    }
 }
 
 impl Distribution {
@@ -297,7 +316,7 @@ impl Distribution {
         match self {
             Distribution::Uniform => "uniform",
             Distribution::Normal => "normal",
-            Distribution::Integers { .. } => "integers",
+            Distribution::Integers { .. } | Distribution::Full => "integers",
         }
     }
 }
@@ -309,7 +328,7 @@ pub fn check_random_of(dtype: DType, dist: Distribution) -> Result<(), Error> {
             "randint's numbers need an integer or floating point dtype, not bool",
             Some("use dtype=i64 (the default), i32 or a float dtype".into()),
         )),
-        Distribution::Integers { .. } => Ok(()),
+        Distribution::Integers { .. } | Distribution::Full => Ok(()),
         _ => check_random(dtype),
     }
 }

@@ -233,6 +233,15 @@ pub fn random(
                 device,
             ))
         }
+        Distribution::Full => {
+            let range = Distribution::full_range(dtype);
+            return Ok(integers(
+                fill::full_range(g, n, range),
+                shape,
+                dtype,
+                device,
+            ));
+        }
     };
     Ok(from_f64s(values, shape, dtype, device))
 }
@@ -253,6 +262,10 @@ pub fn philox(
         Distribution::Normal => gen.normal(n),
         Distribution::Integers { low, range } => {
             return Ok(integers(gen.integers(n, low, range), shape, dtype, device))
+        }
+        Distribution::Full => {
+            let range = Distribution::full_range(dtype);
+            return Ok(integers(gen.integers(n, 0, range), shape, dtype, device));
         }
     };
     Ok(from_f64s(values, shape, dtype, device))
