@@ -944,3 +944,38 @@ fn torch_seed_gives_its_seed_back() {
     );
     assert_eq!(got, ["True False True"]);
 }
+
+/// Older programs' legacy tensor types: `torch.cuda.FloatTensor(2, 3)` and
+/// `torch.cuda.LongTensor([1, 2])` make CUDA tensors on the current device,
+/// `x.type(torch.cuda.FloatTensor)` moves `x` there (`dtype =
+/// torch.cuda.FloatTensor` of the old "PyTorch with examples"), and
+/// `isinstance` asks of the type as PyTorch's does: a tensor of its dtype
+/// on its kind of device (`torch.FloatTensor` on the CPU).
+#[test]
+fn legacy_cuda_tensor_types_make_and_name_cuda_tensors() {
+    let got = printed_on(
+        2,
+        "legacy_cuda_types",
+        "import torch
+torch.cuda.set_device(1)
+a = torch.cuda.FloatTensor(2, 3).zero_()
+b = torch.cuda.LongTensor([1, 2, 3])
+print(a.device, a.dtype, tuple(a.shape), b.device, b.dtype, b.tolist())
+dtype = torch.cuda.FloatTensor
+x = torch.ones(2)
+y = x.type(dtype)
+print(y.device, y.type(), x.type(), torch.cuda.DoubleTensor([[1, 2]]).dtype)
+print(isinstance(y, torch.cuda.FloatTensor), isinstance(x, torch.cuda.FloatTensor),
+      isinstance(x, torch.FloatTensor), isinstance(y, torch.FloatTensor), isinstance(b, torch.cuda.FloatTensor))
+print(torch.cuda.FloatTensor, type(y))",
+    );
+    assert_eq!(
+        got,
+        [
+            "cuda:1 torch.float32 (2, 3) cuda:1 torch.int64 [1, 2, 3]",
+            "cuda:1 torch.cuda.FloatTensor torch.FloatTensor torch.float64",
+            "True False True False False",
+            "<class 'torch.cuda.FloatTensor'> <class 'torch.Tensor'>",
+        ]
+    );
+}

@@ -527,6 +527,27 @@ static TENSOR_FUNCTIONS: &[Native] = &[
 
 static NATIVES: &[Native] = &[
     Native {
+        name: "torch.cuda.FloatTensor",
+    },
+    Native {
+        name: "torch.cuda.DoubleTensor",
+    },
+    Native {
+        name: "torch.cuda.HalfTensor",
+    },
+    Native {
+        name: "torch.cuda.LongTensor",
+    },
+    Native {
+        name: "torch.cuda.IntTensor",
+    },
+    Native {
+        name: "torch.cuda.ByteTensor",
+    },
+    Native {
+        name: "torch.cuda.BoolTensor",
+    },
+    Native {
         name: "unicodedata.normalize",
     },
     Native {
@@ -1932,6 +1953,9 @@ impl Interp {
         }
         if super::vision_files::NAMES.contains(&f.name) {
             return self.call_vision_files(f.name, args, span);
+        }
+        if super::cuda_legacy::is_legacy(f) {
+            return self.call_cuda_legacy(f, args, span);
         }
         if super::unicode_data::NAMES.contains(&f.name) {
             return self.call_unicode_data(f.name, args, span);

@@ -19,6 +19,7 @@ mod compiled;
 mod context;
 mod control;
 mod cuda_info;
+mod cuda_legacy;
 mod custom_function;
 mod data;
 mod dataclass;

@@ -354,6 +354,18 @@ pub fn type_named(name: &str) -> Option<&'static Native> {
         .find(|t| t.name.strip_prefix("builtins.").unwrap_or(t.name) == name)
 }
 
+/// PyTorch's legacy constructors of CUDA tensors, each a class
+/// (`eval::cuda_legacy` makes their tensors).
+pub const LEGACY_CUDA_TYPES: [&str; 7] = [
+    "torch.cuda.FloatTensor",
+    "torch.cuda.DoubleTensor",
+    "torch.cuda.HalfTensor",
+    "torch.cuda.LongTensor",
+    "torch.cuda.IntTensor",
+    "torch.cuda.ByteTensor",
+    "torch.cuda.BoolTensor",
+];
+
 /// The classes of autograd nodes `type(y.grad_fn)` gave so far.
 static NODE_CLASSES: std::sync::Mutex<Vec<&'static Native>> = std::sync::Mutex::new(Vec::new());
 
@@ -390,6 +402,7 @@ impl Native {
         *self == ORDERED_DICT
             || TYPES.iter().any(|t| t == self)
             || crate::runtime::lock::lock(&NODE_CLASSES).contains(&self)
+            || LEGACY_CUDA_TYPES.contains(&self.name)
     }
 
     /// `<class 'function'>`, `<class 'torch.Size'>`: builtins unprefixed.

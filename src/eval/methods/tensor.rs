@@ -347,6 +347,9 @@ pub(super) fn type_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
         Some((Value::Builtin(doc), _)) if doc.name.ends_with("Tensor") && doc.name != "Tensor" => {
             Some(format!("torch.{}", doc.name))
         }
+        Some((Value::Native(f), _)) if super::super::cuda_legacy::is_legacy(f) => {
+            Some(f.name.to_string())
+        }
         _ => None,
     };
     if let Some(name) = named {
