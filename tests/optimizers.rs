@@ -459,3 +459,52 @@ print(f"{torch.optim.AdamW([w])}")
     let shown = common::ok("w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.1)\nopt");
     assert!(shown.contains("SGD(lr=0.1, momentum=0.0"), "{shown}");
 }
+
+/// Adam on a GPU steps as PyTorch's multi-tensor Adam (`foreach`, its
+/// default when every parameter is on a CUDA device): for a moment it holds
+/// a square root of `exp_avg_sq` for every parameter at once, memory the
+/// size of all the parameters (the "optimizer intermediates" of PyTorch's
+/// optimizer-step-in-backward tutorial); with `foreach=False` one
+/// parameter's temporaries at a time. The numbers are the same.
+#[test]
+fn adam_on_a_gpu_holds_the_multi_tensor_intermediates() {
+    let lines = common::script_lines_on(
+        1,
+        "adam_foreach_memory",
+        "import torch
+def run(**kw):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(*[torch.nn.Linear(256, 256) for _ in range(8)]).cuda()
+    opt = torch.optim.Adam(model.parameters(), **kw)
+    x = torch.randn(4, 256, device='cuda')
+    for _ in range(2):
+        model(x).sum().backward()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        opt.step()
+        opt.zero_grad()
+        peak = torch.cuda.max_memory_allocated()
+    P = sum(p.numel() * 4 for p in model.parameters())
+    print('%.2f %.6f' % ((peak - before) / P, model[0].weight.sum().item()))
+run()
+run(foreach=False)
+run(weight_decay=0.1)
+run(weight_decay=0.1, foreach=False)",
+    );
+    let parsed: Vec<(f64, String)> = lines
+        .iter()
+        .map(|l| {
+            let (extra, w) = l.split_once(' ').unwrap();
+            (extra.parse().unwrap(), w.to_string())
+        })
+        .collect();
+    let [(multi, w1), (single, w2), (multi_wd, w3), (single_wd, w4)] = &parsed[..] else {
+        panic!("{lines:?}")
+    };
+    assert!(*multi >= 1.0 && *multi < 1.3, "{lines:?}");
+    assert!(*single < 0.3, "{lines:?}");
+    // With weight decay the multi-tensor step copies every gradient too.
+    assert!(*multi_wd >= 1.0 && *single_wd < 0.4, "{lines:?}");
+    assert_eq!(w1, w2);
+    assert_eq!(w3, w4);
+}

@@ -9,6 +9,7 @@
 
 pub mod activation;
 pub mod activation_ops;
+mod adam_foreach;
 pub mod add_products;
 pub mod attention;
 pub mod autocast;

@@ -136,3 +136,14 @@ pub fn positions(
     along[d] = n as i64;
     rt.reshape(&pos, &along)
 }
+
+/// `a + alpha * b`, PyTorch's `a.add(b, alpha=alpha)`: one kernel.
+pub fn add_scaled(rt: &mut Runtime, a: &Tensor, b: &Tensor, alpha: f64) -> R<Arc<Tensor>> {
+    let alpha = Tensor::scalar(alpha);
+    rt.ternary(
+        TernaryOp::AddScaled,
+        Operand::strong(a),
+        Operand::strong(b),
+        Operand::weak(&alpha),
+    )
+}

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use super::meta::meta;
-use super::ops::{bin, bin_s, full_like};
+use super::ops::{add_scaled, bin, bin_s, full_like};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -941,6 +941,10 @@ impl Optimizer {
             .iter()
             .map(|&s| self.state[s].first.clone())
             .collect();
+        let multi: Vec<bool> = (0..self.groups.len())
+            .map(|g| self.multi_tensor(g))
+            .collect();
+        let mut grouped: Vec<Vec<(usize, Arc<Tensor>)>> = vec![Vec::new(); self.groups.len()];
         for (k, p) in self.params.iter().enumerate() {
             let Some(grad) = meta(p).and_then(|m| m.grad()) else {
                 continue;
@@ -951,6 +955,10 @@ impl Optimizer {
                 true => rt.unary(UnaryOp::Neg, &grad)?,
                 false => grad,
             };
+            if multi[self.group_of[k]] {
+                grouped[self.group_of[k]].push((k, grad));
+                continue;
+            }
             let amsgrad = kind.flags().amsgrad;
             match *kind {
                 Kind::Sgd {
@@ -1022,6 +1030,11 @@ impl Optimizer {
                 }
             }
         }
+        for (g, members) in grouped.into_iter().enumerate() {
+            if !members.is_empty() {
+                self.multi_tensor_adam(rt, g, members)?;
+            }
+        }
         for (k, buf) in buffers.into_iter().enumerate() {
             let momentum = matches!(
                 self.groups[self.group_of[k]],
@@ -1032,6 +1045,107 @@ impl Optimizer {
             }
         }
         Ok(())
+    }
+
+    /// Whether group `g` steps as PyTorch's multi-tensor Adam
+    /// (`adam_foreach`): Adam or AdamW with `foreach=True`, or unset and
+    /// not `fused`, every parameter on a CUDA device (PyTorch's
+    /// `_default_to_fused_or_foreach`), no parameter listed twice.
+    fn multi_tensor(&self, g: usize) -> bool {
+        let flags = match &self.groups[g] {
+            Kind::Adam { flags, .. } | Kind::AdamW { flags, .. } => flags,
+            _ => return false,
+        };
+        let members: Vec<usize> = (0..self.params.len())
+            .filter(|&k| self.group_of[k] == g)
+            .collect();
+        let mut slots: Vec<usize> = members.iter().map(|&k| self.slot[k]).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        if slots.len() != members.len() {
+            return false;
+        }
+        match flags.foreach {
+            Some(choice) => choice,
+            None => {
+                flags.fused != Some(true)
+                    && members.iter().all(|&k| self.params[k].device().is_cuda())
+            }
+        }
+    }
+
+    /// Group `g`'s step as PyTorch's multi-tensor Adam, `members` its
+    /// parameters that have a gradient.
+    fn multi_tensor_adam(
+        &mut self,
+        rt: &mut Runtime,
+        g: usize,
+        members: Vec<(usize, Arc<Tensor>)>,
+    ) -> R<()> {
+        let settings = match self.groups[g] {
+            Kind::Adam {
+                lr,
+                betas,
+                eps,
+                weight_decay,
+                decoupled,
+                flags,
+            } => super::adam_foreach::Settings {
+                lr,
+                betas,
+                eps,
+                weight_decay,
+                decoupled,
+                amsgrad: flags.amsgrad,
+            },
+            Kind::AdamW {
+                lr,
+                betas,
+                eps,
+                weight_decay,
+                flags,
+            } => super::adam_foreach::Settings {
+                lr,
+                betas,
+                eps,
+                weight_decay,
+                decoupled: true,
+                amsgrad: flags.amsgrad,
+            },
+            _ => {
+                return Err(Error::value(
+                    "internal error: a multi-tensor step of another optimizer",
+                ))
+            }
+        };
+        let slots: Vec<usize> = members.iter().map(|(k, _)| self.slot[*k]).collect();
+        let params: Vec<Arc<Tensor>> = members
+            .iter()
+            .map(|(k, _)| Arc::clone(&self.params[*k]))
+            .collect();
+        let mut states: Vec<(usize, &mut State)> = self
+            .state
+            .iter_mut()
+            .enumerate()
+            .filter(|(s, _)| slots.contains(s))
+            .collect();
+        let mut entries = Vec::with_capacity(members.len());
+        for ((_, grad), (slot, param)) in members.into_iter().zip(slots.iter().zip(&params)) {
+            let at = states
+                .iter()
+                .position(|(s, _)| s == slot)
+                .expect("each slot once");
+            let (_, state) = states.swap_remove(at);
+            entries.push(super::adam_foreach::Entry {
+                param,
+                grad,
+                first: &mut state.first,
+                second: &mut state.second,
+                third: &mut state.third,
+                steps: &mut state.steps,
+            });
+        }
+        super::adam_foreach::step(rt, entries, settings)
     }
 
     /// The state's tensors as PyTorch's `opt.state[p]` names them
@@ -1140,17 +1254,6 @@ impl Optimizer {
             .map(|t| t.nbytes())
             .sum()
     }
-}
-
-/// `a + alpha * b`, PyTorch's `a.add(b, alpha=alpha)`: one kernel.
-fn add_scaled(rt: &mut Runtime, a: &Tensor, b: &Tensor, alpha: f64) -> R<Arc<Tensor>> {
-    let alpha = Tensor::scalar(alpha);
-    rt.ternary(
-        TernaryOp::AddScaled,
-        Operand::strong(a),
-        Operand::strong(b),
-        Operand::weak(&alpha),
-    )
 }
 
 /// PyTorch's `_single_tensor_adamax`, `_single_tensor_radam` and
