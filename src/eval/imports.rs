@@ -527,6 +527,9 @@ static TENSOR_FUNCTIONS: &[Native] = &[
 
 static NATIVES: &[Native] = &[
     Native {
+        name: "torch.cuda.memory._snapshot",
+    },
+    Native {
         name: "torch.cuda.FloatTensor",
     },
     Native {
@@ -2090,6 +2093,20 @@ impl Interp {
         // The host's clock as the model keeps it (`sim`, `emu`: launches,
         // host work and waits on the reference machine), None where the
         // host's wall clock is the measure (a GPU).
+        // `torch.cuda.memory._snapshot()`: the dict `_dump_snapshot` pickles
+        // (segments, `device_traces`, allocator settings), as PyTorch gives it.
+        if f.name == "torch.cuda.memory._snapshot" {
+            self.rt
+                .need_cuda("`torch.cuda.memory._snapshot`")
+                .map_err(at)?;
+            let (bytes, _) = crate::runtime::snapshot::pickled(&self.rt.devices);
+            let p =
+                crate::runtime::io::unpickle_bytes(&bytes, crate::runtime::io::Py2Strings::Utf8)
+                    .map_err(|e| {
+                        at(Error::value(format!("the snapshot did not read back: {e}")))
+                    })?;
+            return super::checkpoint::from_pickled(self, p, None, span);
+        }
         if f.name == "_cudash.host_clock" {
             return Ok(match self.rt.host_modelled() {
                 true => Value::float(self.rt.host_now()),

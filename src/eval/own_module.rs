@@ -442,6 +442,14 @@ impl Interp {
             return Ok(Value::Dict(super::value::PyDict::new(vars)));
         }
         let found = table.and_then(|t| t.get(name).cloned());
+        // `models.resnet` of cudash's own package: its submodule, imported
+        // on first use (torchvision's `__init__` imports them all).
+        if found.is_none() {
+            let full = format!("{}.{name}", m.name);
+            if let Some(path) = super::stdlib::path_of(&full) {
+                return Ok(Value::OwnModule(self.import_own(&full, path, span)?));
+            }
+        }
         found.ok_or_else(|| {
             // `torchvision.ops`, `np.linalg`: a part cudash's own module
             // lacks says which parts it has.

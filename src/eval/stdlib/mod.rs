@@ -151,6 +151,10 @@ const MODULES: &[(&str, &str)] = &[
         "torchvision.models.alexnet",
         include_str!("torchvision_models_alexnet.py"),
     ),
+    (
+        "torchvision.models.vision_transformer",
+        include_str!("torchvision_models_vision_transformer.py"),
+    ),
     ("torch.hub", include_str!("torch_hub.py")),
     ("torch._layout", include_str!("torch_layout.py")),
     ("torch.testing", include_str!("torch_testing.py")),

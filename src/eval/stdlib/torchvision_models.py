@@ -1,7 +1,8 @@
 """torchvision.models, as cudash gives it (written for cudash, after
-torchvision 0.29's `resnet.py`, `vgg.py` and `alexnet.py`): the ResNets
-(18, 34, 50, 101, 152, ResNeXt, wide), the VGGs (11, 13, 16, 19, with and
-without batch norm) and AlexNet, built from `torch.nn`'s layers in
+torchvision 0.29's `resnet.py`, `vgg.py`, `alexnet.py` and `vision_transformer.py`): the
+ResNets (18, 34, 50, 101, 152, ResNeXt, wide), the VGGs (11, 13, 16, 19,
+with and without batch norm), AlexNet and the Vision Transformers (B/16,
+B/32, L/16, L/32), built from `torch.nn`'s layers in
 torchvision's order and initialised as torchvision initialises them, so
 a seeded model holds torchvision's numbers. `weights=` (an enum member,
 its name, or `pretrained=True` with torchvision's deprecation warnings)
@@ -9,7 +10,9 @@ loads the ImageNet weights through `torch.hub`'s cache, downloading the
 file there first; `transforms()` is the weights' `ImageClassification`
 (resize, center crop, rescale, normalize, as torchvision's). A weights'
 `meta` has no `categories` (ImageNet's 1000 names are not carried)."""
+import math
 import warnings
+from collections import OrderedDict
 
 import torch
 from torch import nn
@@ -22,6 +25,8 @@ __all__ = [
     "ResNet18_Weights", "ResNet34_Weights", "ResNet50_Weights", "ResNet101_Weights", "ResNet152_Weights",
     "VGG11_Weights", "VGG11_BN_Weights", "VGG13_Weights", "VGG13_BN_Weights", "VGG16_Weights",
     "VGG16_BN_Weights", "VGG19_Weights", "VGG19_BN_Weights", "AlexNet_Weights",
+    "VisionTransformer", "vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32",
+    "ViT_B_16_Weights", "ViT_B_32_Weights", "ViT_L_16_Weights", "ViT_L_32_Weights",
 ]
 
 _DOWNLOADS = "https://download.pytorch.org/models/"
@@ -478,3 +483,170 @@ def alexnet(*, weights=None, progress=True, **kwargs):
     if weights is not None:
         kwargs["num_classes"] = 1000
     return _loaded(AlexNet(**kwargs), weights, progress)
+
+
+# ---- Vision Transformers (torchvision's `vision_transformer.py`) ----
+
+ViT_B_16_Weights = _weights("ViT_B_16_Weights", {"IMAGENET1K_V1": ("vit_b_16-c867db91.pth", 86567656)}, "IMAGENET1K_V1")
+ViT_B_32_Weights = _weights("ViT_B_32_Weights", {"IMAGENET1K_V1": ("vit_b_32-d86f8d99.pth", 88224232)}, "IMAGENET1K_V1")
+ViT_L_16_Weights = _weights("ViT_L_16_Weights", {"IMAGENET1K_V1": ("vit_l_16-852ce7e3.pth", 304326632)}, "IMAGENET1K_V1")
+ViT_L_32_Weights = _weights("ViT_L_32_Weights", {"IMAGENET1K_V1": ("vit_l_32-c7638314.pth", 306535400)}, "IMAGENET1K_V1")
+
+
+class MLPBlock(nn.Sequential):
+    """The encoder block's MLP: Linear, GELU, Dropout, Linear, Dropout
+    (torchvision's `ops.MLP`), its weights Xavier-uniform, its biases tiny."""
+
+    def __init__(self, in_dim, mlp_dim, dropout):
+        super().__init__(nn.Linear(in_dim, mlp_dim), nn.GELU(), nn.Dropout(dropout),
+                         nn.Linear(mlp_dim, in_dim), nn.Dropout(dropout))
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.xavier_uniform_(m.weight)
+                if m.bias is not None:
+                    nn.init.normal_(m.bias, std=1e-6)
+
+
+class EncoderBlock(nn.Module):
+    """Pre-norm self-attention, then pre-norm MLP, each added back."""
+
+    def __init__(self, num_heads, hidden_dim, mlp_dim, dropout, attention_dropout, norm_layer=None):
+        super().__init__()
+        norm_layer = norm_layer or (lambda d: nn.LayerNorm(d, eps=1e-6))
+        self.num_heads = num_heads
+        self.ln_1 = norm_layer(hidden_dim)
+        self.self_attention = nn.MultiheadAttention(hidden_dim, num_heads, dropout=attention_dropout, batch_first=True)
+        self.dropout = nn.Dropout(dropout)
+        self.ln_2 = norm_layer(hidden_dim)
+        self.mlp = MLPBlock(hidden_dim, mlp_dim, dropout)
+
+    def forward(self, input):
+        if input.dim() != 3:
+            raise AssertionError(f"Expected (batch_size, seq_length, hidden_dim) got {input.shape}")
+        x = self.ln_1(input)
+        x, _ = self.self_attention(x, x, x, need_weights=False)
+        x = self.dropout(x)
+        x = x + input
+        y = self.ln_2(x)
+        y = self.mlp(y)
+        return x + y
+
+
+class Encoder(nn.Module):
+    """The position embedding added, the blocks, a last LayerNorm."""
+
+    def __init__(self, seq_length, num_layers, num_heads, hidden_dim, mlp_dim, dropout, attention_dropout,
+                 norm_layer=None):
+        super().__init__()
+        norm_layer = norm_layer or (lambda d: nn.LayerNorm(d, eps=1e-6))
+        self.pos_embedding = nn.Parameter(torch.empty(1, seq_length, hidden_dim).normal_(std=0.02))
+        self.dropout = nn.Dropout(dropout)
+        layers = OrderedDict()
+        for i in range(num_layers):
+            layers[f"encoder_layer_{i}"] = EncoderBlock(num_heads, hidden_dim, mlp_dim, dropout,
+                                                        attention_dropout, norm_layer)
+        self.layers = nn.Sequential(layers)
+        self.ln = norm_layer(hidden_dim)
+
+    def forward(self, input):
+        if input.dim() != 3:
+            raise AssertionError(f"Expected (batch_size, seq_length, hidden_dim) got {input.shape}")
+        input = input + self.pos_embedding
+        return self.ln(self.layers(self.dropout(input)))
+
+
+class VisionTransformer(nn.Module):
+    """Patches of the image projected by a strided convolution, a class
+    token before them, the encoder, the class token's output classified."""
+
+    def __init__(self, image_size, patch_size, num_layers, num_heads, hidden_dim, mlp_dim, dropout=0.0,
+                 attention_dropout=0.0, num_classes=1000, representation_size=None, norm_layer=None,
+                 conv_stem_configs=None):
+        super().__init__()
+        if image_size % patch_size != 0:
+            raise AssertionError("Input shape indivisible by patch size!")
+        if conv_stem_configs is not None:
+            raise NotImplementedError("cudash's VisionTransformer has no convolutional stem: conv_stem_configs=None")
+        self.image_size = image_size
+        self.patch_size = patch_size
+        self.hidden_dim = hidden_dim
+        self.mlp_dim = mlp_dim
+        self.attention_dropout = attention_dropout
+        self.dropout = dropout
+        self.num_classes = num_classes
+        self.representation_size = representation_size
+        self.norm_layer = norm_layer or (lambda d: nn.LayerNorm(d, eps=1e-6))
+        self.conv_proj = nn.Conv2d(in_channels=3, out_channels=hidden_dim, kernel_size=patch_size, stride=patch_size)
+        seq_length = (image_size // patch_size) ** 2
+        self.class_token = nn.Parameter(torch.zeros(1, 1, hidden_dim))
+        seq_length += 1
+        self.encoder = Encoder(seq_length, num_layers, num_heads, hidden_dim, mlp_dim, dropout,
+                               attention_dropout, self.norm_layer)
+        self.seq_length = seq_length
+        heads_layers = OrderedDict()
+        if representation_size is None:
+            heads_layers["head"] = nn.Linear(hidden_dim, num_classes)
+        else:
+            heads_layers["pre_logits"] = nn.Linear(hidden_dim, representation_size)
+            heads_layers["act"] = nn.Tanh()
+            heads_layers["head"] = nn.Linear(representation_size, num_classes)
+        self.heads = nn.Sequential(heads_layers)
+        fan_in = 3 * patch_size * patch_size
+        nn.init.trunc_normal_(self.conv_proj.weight, std=math.sqrt(1 / fan_in))
+        nn.init.zeros_(self.conv_proj.bias)
+        if representation_size is not None:
+            nn.init.trunc_normal_(self.heads.pre_logits.weight, std=math.sqrt(1 / hidden_dim))
+            nn.init.zeros_(self.heads.pre_logits.bias)
+        nn.init.zeros_(self.heads.head.weight)
+        nn.init.zeros_(self.heads.head.bias)
+
+    def _process_input(self, x):
+        n, c, h, w = x.shape
+        p = self.patch_size
+        if h != self.image_size:
+            raise AssertionError(f"Wrong image height! Expected {self.image_size} but got {h}!")
+        if w != self.image_size:
+            raise AssertionError(f"Wrong image width! Expected {self.image_size} but got {w}!")
+        n_h = h // p
+        n_w = w // p
+        x = self.conv_proj(x)
+        x = x.reshape(n, self.hidden_dim, n_h * n_w)
+        return x.permute(0, 2, 1)
+
+    def forward(self, x):
+        x = self._process_input(x)
+        n = x.shape[0]
+        batch_class_token = self.class_token.expand(n, -1, -1)
+        x = torch.cat([batch_class_token, x], dim=1)
+        x = self.encoder(x)
+        x = x[:, 0]
+        return self.heads(x)
+
+
+def _vision_transformer(patch_size, num_layers, num_heads, hidden_dim, mlp_dim, weights_class, weights, progress,
+                        kwargs):
+    weights = _pick(weights_class, weights, kwargs)
+    if weights is not None:
+        kwargs["num_classes"] = 1000
+        kwargs["image_size"] = 224
+    image_size = kwargs.pop("image_size", 224)
+    model = VisionTransformer(image_size=image_size, patch_size=patch_size, num_layers=num_layers,
+                              num_heads=num_heads, hidden_dim=hidden_dim, mlp_dim=mlp_dim, **kwargs)
+    return _loaded(model, weights, progress)
+
+
+def vit_b_16(*, weights=None, progress=True, **kwargs):
+    return _vision_transformer(16, 12, 12, 768, 3072, ViT_B_16_Weights, weights, progress, kwargs)
+
+
+def vit_b_32(*, weights=None, progress=True, **kwargs):
+    return _vision_transformer(32, 12, 12, 768, 3072, ViT_B_32_Weights, weights, progress, kwargs)
+
+
+def vit_l_16(*, weights=None, progress=True, **kwargs):
+    return _vision_transformer(16, 24, 16, 1024, 4096, ViT_L_16_Weights, weights, progress, kwargs)
+
+
+def vit_l_32(*, weights=None, progress=True, **kwargs):
+    return _vision_transformer(32, 24, 16, 1024, 4096, ViT_L_32_Weights, weights, progress, kwargs)
+
