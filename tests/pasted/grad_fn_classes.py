@@ -32,3 +32,5 @@ def walk(fn, depth=0):
 
 
 walk((Double.apply(x * 3) + y.exp()).sum().grad_fn)
+print(isinstance(y.grad_fn, torch.autograd.graph.Node), isinstance(x, torch.autograd.graph.Node),
+      isinstance(z.grad_fn, torch.autograd.graph.Node))

@@ -581,6 +581,10 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
         Value::Class(c) if std::sync::Arc::ptr_eq(c, &super::super::value::object_class()) => true,
         // The built-in optimizers are `torch.optim.Optimizer`s too.
         Value::Class(c) if matches!(obj, Value::Optimizer(_)) => c.is_optimizer_base(),
+        // `torch.autograd.graph.Node`: every autograd node is one.
+        Value::Class(c) if matches!(obj, Value::GradFn(_)) => {
+            c.find("_every_autograd_node").is_some()
+        }
         Value::Class(c) => super::super::value::class_of(obj).is_some_and(|k| k.derives(c)),
         Value::Builtin(doc) if PYTHON_TYPES.contains(&doc.name) => {
             super::super::format::python_type(obj) == doc.name

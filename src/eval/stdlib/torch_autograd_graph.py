@@ -57,3 +57,11 @@ class disable_saved_tensors_hooks:
 
     def __exit__(self, *args):
         _cudash.saved_hooks_disable(self.previous)
+
+
+class Node:
+    """The class of autograd's nodes (`y.grad_fn`, `AccumulateGrad`):
+    `isinstance(y.grad_fn, torch.autograd.graph.Node)` holds of each, as
+    PyTorch registers its C++ nodes with this abstract class."""
+
+    _every_autograd_node = True
