@@ -269,6 +269,50 @@ print(w.median > 0)
     assert_eq!(lines[4], "True");
 }
 
+/// A program's own clock (`time.perf_counter`, its `_ns` form, `timeit`)
+/// times GPU work as the benchmark's timer does on simulated devices: 100
+/// launches of 4 µs and the last kernel's 2 µs, whatever the simulator
+/// spent; a stretch of Python alone moves it by the wall clock.
+#[test]
+fn the_programs_clock_times_the_modelled_gpu() {
+    let lines = common::script_lines_on(
+        1,
+        "program_clock",
+        r#"
+import time, timeit
+import torch
+x = torch.ones(100, device="cuda")
+torch.cuda.synchronize()
+t0 = time.perf_counter()
+for _ in range(100):
+    y = x * 2
+torch.cuda.synchronize()
+t1 = time.perf_counter()
+n0 = time.perf_counter_ns()
+for _ in range(100):
+    y = x * 2
+torch.cuda.synchronize()
+n1 = time.perf_counter_ns()
+print(f"{(t1 - t0) * 1e6:.3f}", n1 - n0)
+print(f"{timeit.timeit('y = x * 2; torch.cuda.synchronize()', number=100, globals=globals()) / 100 * 1e6:.3f}")
+t2 = time.perf_counter()
+time.sleep(0.05)
+s = sum(i for i in range(20000))
+print(time.perf_counter() - t2 >= 0.05)
+"#,
+    );
+    let (us, ns) = lines[0].split_once(' ').unwrap();
+    assert_eq!(us, "402.000", "{lines:?}");
+    assert!(
+        (ns.parse::<i64>().unwrap() - 402_000).abs() <= 1,
+        "{lines:?}"
+    );
+    // Each run launches and waits: the launch, the kernel, the sync's return.
+    let each: f64 = lines[1].parse().unwrap();
+    assert!((5.0..10.0).contains(&each), "{lines:?}");
+    assert_eq!(lines[2], "True");
+}
+
 /// `exec(source, g)` and `eval(source, g)` run in the dict `g`'s names and
 /// leave what they assign there; the module's own variables stay as they
 /// were.

@@ -953,6 +953,15 @@ static NATIVES: &[Native] = &[
         name: "time.perf_counter",
     },
     Native {
+        name: "time.perf_counter_ns",
+    },
+    Native {
+        name: "time.monotonic_ns",
+    },
+    Native {
+        name: "time.time_ns",
+    },
+    Native {
         name: "time.monotonic",
     },
     Native { name: "math.sqrt" },
@@ -2490,6 +2499,10 @@ impl Interp {
             // tensors wait for a collector, so nothing more is freed here.
             "gc.collect" => Value::Int(0),
             "time.perf_counter" | "time.monotonic" => float(self.program_seconds()),
+            "time.perf_counter_ns" | "time.monotonic_ns" => {
+                Value::Int((self.program_seconds() * 1e9).round() as i64)
+            }
+            "time.time_ns" => Value::Int((self.program_epoch() * 1e9).round() as i64),
             "math.sqrt" => float(number(0)?.sqrt()),
             "math.exp" => float(number(0)?.exp()),
             "math.log" if args.len() == 2 => float(number(0)?.ln() / number(1)?.ln()),
