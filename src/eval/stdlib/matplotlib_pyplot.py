@@ -317,7 +317,7 @@ class ErrorbarContainer:
         return 3
 
 
-class Text:
+class Text(Artist):
     def __init__(self, s):
         self._text = s
 
