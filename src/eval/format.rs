@@ -169,6 +169,11 @@ fn quote(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
+            // Python's repr escapes what is not printable: `\x1b`, `\x00`,
+            // `\x7f`, and the C1 controls; other characters stay as they are.
+            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
             c => out.push(c),
         }
     }

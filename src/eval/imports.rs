@@ -817,6 +817,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.show_html",
     },
     Native {
+        name: "_cudash.notebook",
+    },
+    Native {
         name: "_cudash.image_open",
     },
     Native {

@@ -18,7 +18,8 @@
 //! - `_cudash.png_data_uri(pixels)`: the same PNG as a `data:` URI (the
 //!   frames of `matplotlib.animation`'s HTML);
 //! - `_cudash.show_png(text, pixels)`, `_cudash.show_html(text, html)`:
-//!   shown in a notebook (false elsewhere).
+//!   shown in a notebook (false elsewhere); `_cudash.notebook()`: whether
+//!   outputs go to one.
 
 use std::io::{Read, Write};
 use std::sync::Arc;
@@ -31,7 +32,7 @@ use crate::runtime::io::tar;
 use crate::runtime::Tensor;
 
 /// The names this module answers.
-pub const NAMES: [&str; 11] = [
+pub const NAMES: [&str; 12] = [
     "_cudash.read_idx",
     "_cudash.download",
     "_cudash.gunzip",
@@ -43,6 +44,7 @@ pub const NAMES: [&str; 11] = [
     "_cudash.show_png",
     "_cudash.png_data_uri",
     "_cudash.show_html",
+    "_cudash.notebook",
 ];
 
 impl Interp {
@@ -175,6 +177,7 @@ impl Interp {
                 }));
                 Ok(Value::bool(true))
             }
+            "_cudash.notebook" => Ok(Value::bool(self.hooks.html)),
             "_cudash.png_data_uri" => {
                 let png = encoded(args.first().map(|a| &a.value)).map_err(at)?;
                 let png = png.map_err(|e| io("encode", "a frame", e))?;

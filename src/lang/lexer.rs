@@ -119,7 +119,16 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
         just('n').to('\n'),
         just('t').to('\t'),
         just('r').to('\r'),
-        just('0').to('\0'),
+        // `\033`, `\0`: a character by one to three octal digits.
+        any()
+            .filter(|c: &char| ('0'..='7').contains(c))
+            .repeated()
+            .at_least(1)
+            .at_most(3)
+            .to_slice()
+            .map(|oct: &str| {
+                char::from_u32(u32::from_str_radix(oct, 8).unwrap_or(0)).unwrap_or('\0')
+            }),
         just('\\').to('\\'),
         just('"').to('"'),
         just('\'').to('\''),

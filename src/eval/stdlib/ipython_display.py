@@ -1,8 +1,9 @@
 """IPython.display, as cudash gives it (written for cudash, after IPython
-9's `core/display.py`): `display(obj)` shows an object's HTML
-(`_repr_html_`) in a notebook, its repr elsewhere (IPython prints it
-outside a notebook); `HTML`, `Markdown`, `Image` (a PNG file or its bytes)
-and `clear_output` (nothing to clear: a notebook keeps each output)."""
+9's `core/display.py`): `display(obj)` shows a figure's image or an
+object's HTML (`_repr_html_`) in a notebook and prints the objects
+elsewhere, as IPython does outside its shell; `HTML`, `Markdown`, `Image`
+(a PNG file or its bytes) and `clear_output` (a terminal's line cleared;
+nothing to clear in a notebook, which keeps each output)."""
 
 import base64
 
@@ -61,14 +62,28 @@ class Image(DisplayObject):
 
 def display(*objs, include=None, exclude=None, metadata=None, transient=None, display_id=None,
             raw=False, clear=False, **kwargs):
-    """Each object shown: its HTML in a notebook, else its repr printed."""
+    """In a notebook, each object shown: a figure as its image, an object
+    with `_repr_html_` as its HTML, anything else as its repr. Elsewhere
+    the objects printed, as IPython prints them outside its shell."""
+    if not _cudash.notebook():
+        print(*objs)
+        return
     for obj in objs:
+        if hasattr(obj, "_canvas") and hasattr(obj, "savefig"):
+            _cudash.show_png(repr(obj), obj._canvas())
+            continue
         make_html = getattr(obj, "_repr_html_", None)
         html = make_html() if make_html is not None else None
-        if html is not None and _cudash.show_html(repr(obj), html):
+        if html is not None:
+            _cudash.show_html(repr(obj), html)
             continue
         print(repr(obj))
 
 
 def clear_output(wait=False):
-    """Nothing to clear: each of cudash's outputs stays."""
+    """Outside a notebook, IPython's: the terminal's line cleared (twice, as
+    it writes it for stdout and stderr); in a notebook nothing (each of
+    cudash's outputs stays)."""
+    if not _cudash.notebook():
+        print("\033[2K\r", end="")
+        print("\033[2K\r", end="")

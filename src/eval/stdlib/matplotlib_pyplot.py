@@ -821,6 +821,10 @@ class Figure:
         w, h = self._pixels()
         return f"<Figure size {w}x{h} with {len(self.axes)} Axes>"
 
+    def __str__(self):
+        w, h = self._pixels()
+        return f"Figure({w}x{h})"
+
     def _pixels(self):
         return int(round(self._size[0] * self.dpi)), int(round(self._size[1] * self.dpi))
 
