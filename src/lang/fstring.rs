@@ -48,10 +48,27 @@ fn parse_into(body: &str, at: usize, depth: usize, parts: &mut Vec<FPart>) -> Re
             }
             b'\\' if depth == 0 => {
                 let c = body[i + 1..].chars().next().unwrap_or('\\');
+                // `\033`, `\x1b`, `\u00e9`, `\U0001F600`: a character by its code.
+                let (ch, used) = match c {
+                    '0'..='7' => coded(&body[i + 1..], 8, 1, 3),
+                    'x' => coded(&body[i + 2..], 16, 2, 2),
+                    'u' => coded(&body[i + 2..], 16, 4, 4),
+                    'U' => coded(&body[i + 2..], 16, 8, 8),
+                    _ => (None, 0),
+                };
+                if let Some(ch) = ch {
+                    text.push(ch);
+                    i += 1 + used + usize::from(!c.is_digit(8));
+                    continue;
+                }
                 match c {
                     'n' => text.push('\n'),
                     't' => text.push('\t'),
                     'r' => text.push('\r'),
+                    'a' => text.push('\x07'),
+                    'b' => text.push('\x08'),
+                    'f' => text.push('\x0c'),
+                    'v' => text.push('\x0b'),
                     '\\' => text.push('\\'),
                     '\'' => text.push('\''),
                     '"' => text.push('"'),
@@ -190,4 +207,22 @@ fn field(
         debug,
     });
     Ok(i + 1)
+}
+
+/// The character whose code `text` starts with: `fewest` to `most` digits
+/// of `radix` (Python's escapes), and how many digits it took; None when
+/// the digits are too few (`\x1`, kept as written).
+fn coded(text: &str, radix: u32, fewest: usize, most: usize) -> (Option<char>, usize) {
+    let digits: String = text
+        .chars()
+        .take(most)
+        .take_while(|d| d.is_digit(radix))
+        .collect();
+    if digits.len() < fewest {
+        return (None, 0);
+    }
+    let ch = u32::from_str_radix(&digits, radix)
+        .ok()
+        .and_then(char::from_u32);
+    (ch, digits.len())
 }

@@ -14,3 +14,5 @@ for i in range(2):
 display.display(IPython.display.HTML("<b>x</b>"), 3, "text")
 print(repr(plt.gcf()), str(plt.gcf()))
 print(repr("\033[1m\0\101\7x\08"), len("\0"), "\1010", repr("tab\there\x7f\x9f é"))
+n = 2
+print(repr(f"\033[1m{n}\101\x41\u00e9\t{n!r:>3}\a"))
