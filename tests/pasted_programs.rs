@@ -93,6 +93,23 @@ fn run(program: &Path, extra: &[&str]) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// [`run`] in the folder `dir` (made first), for a program that writes
+/// files where it runs.
+fn run_in(dir: &Path, program: &Path, extra: &[&str]) -> String {
+    std::fs::create_dir_all(dir).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(extra)
+        .arg("script")
+        .arg(program)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{}:\n{stderr}", program.display());
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 fn programs() -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(pasted())
         .unwrap()
@@ -370,20 +387,7 @@ fn the_torchrun_ddp_tutorial_runs_under_launch() {
 fn the_model_parallel_tutorial_runs_on_two_simulated_gpus() {
     let program = pasted().join("multi_gpu/model_parallel_tutorial.py");
     let dir = std::env::temp_dir().join(format!("model_parallel_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
-        .args(["--sim-devices", "2", "script"])
-        .arg(&program)
-        .current_dir(&dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let got = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(
-        o.status.success(),
-        "{got}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let got = run_in(&dir, &program, &["--sim-devices", "2"]);
     let lines: Vec<&str> = got.lines().collect();
     assert_eq!(lines[0], "toy: cuda:0 cuda:1 cuda:1 cuda:0 cuda:1", "{got}");
     let ms: Vec<f64> = lines[1]
@@ -424,20 +428,7 @@ fn the_model_parallel_tutorial_runs_on_two_simulated_gpus() {
 fn the_optimizer_step_in_backward_tutorial_shows_its_peaks() {
     let program = pasted().join("cuda_only/optimizer_step_in_backward.py");
     let dir = std::env::temp_dir().join(format!("step_in_backward_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
-        .args(["--sim-devices", "1", "script"])
-        .arg(&program)
-        .current_dir(&dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let got = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(
-        o.status.success(),
-        "{got}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let got = run_in(&dir, &program, &["--sim-devices", "1"]);
     let peak = |prefix: &str| -> f64 {
         let line = got.lines().find(|l| l.starts_with(prefix)).unwrap();
         line[prefix.len()..].trim_end_matches(" P").parse().unwrap()

@@ -1082,7 +1082,7 @@ impl Optimizer {
         g: usize,
         members: Vec<(usize, Arc<Tensor>)>,
     ) -> R<()> {
-        let settings = match self.groups[g] {
+        let (lr, betas, eps, weight_decay, decoupled, flags) = match self.groups[g] {
             Kind::Adam {
                 lr,
                 betas,
@@ -1090,33 +1090,27 @@ impl Optimizer {
                 weight_decay,
                 decoupled,
                 flags,
-            } => super::adam_foreach::Settings {
-                lr,
-                betas,
-                eps,
-                weight_decay,
-                decoupled,
-                amsgrad: flags.amsgrad,
-            },
+            } => (lr, betas, eps, weight_decay, decoupled, flags),
             Kind::AdamW {
                 lr,
                 betas,
                 eps,
                 weight_decay,
                 flags,
-            } => super::adam_foreach::Settings {
-                lr,
-                betas,
-                eps,
-                weight_decay,
-                decoupled: true,
-                amsgrad: flags.amsgrad,
-            },
+            } => (lr, betas, eps, weight_decay, true, flags),
             _ => {
                 return Err(Error::value(
                     "internal error: a multi-tensor step of another optimizer",
                 ))
             }
+        };
+        let settings = super::adam_foreach::Settings {
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            decoupled,
+            amsgrad: flags.amsgrad,
         };
         let slots: Vec<usize> = members.iter().map(|(k, _)| self.slot[*k]).collect();
         let params: Vec<Arc<Tensor>> = members
