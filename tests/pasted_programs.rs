@@ -81,20 +81,11 @@ fn same(got: &str, want: &str) -> Result<(), String> {
 }
 
 fn run(program: &Path, extra: &[&str]) -> String {
-    let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
-        .args(extra)
-        .arg("script")
-        .arg(program)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{}:\n{stderr}", program.display());
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    run_in(Path::new(env!("CARGO_MANIFEST_DIR")), program, extra)
 }
 
-/// [`run`] in the folder `dir` (made first), for a program that writes
-/// files where it runs.
+/// `cudash EXTRA script PROGRAM` run in the folder `dir` (made first: a
+/// program that writes files runs in a folder of its own); what it printed.
 fn run_in(dir: &Path, program: &Path, extra: &[&str]) -> String {
     std::fs::create_dir_all(dir).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_cudash"))

@@ -17,13 +17,25 @@ use crate::runtime::Tensor;
 
 /// Whether `f` is one of them.
 pub fn is_legacy(f: &Native) -> bool {
-    LEGACY_CUDA_TYPES.contains(&f.name)
+    LEGACY_CUDA_TYPES.contains(f)
 }
 
-/// Whether `t` is an instance of the legacy class `f`: a CUDA tensor of its
-/// dtype (PyTorch's `torch.cuda.FloatTensor` is `x.type()`'s name).
-pub fn instance_of(f: &Native, t: &Tensor) -> bool {
-    t.device().is_cuda() && t.dtype().torch_type(true) == f.name
+/// The type a legacy tensor type names, as `x.type()` gives it:
+/// `torch.FloatTensor` (a CPU one, a builtin) or `torch.cuda.FloatTensor`.
+pub fn type_named(v: &Value) -> Option<String> {
+    match v {
+        Value::Builtin(doc) if doc.name.ends_with("Tensor") && doc.name != "Tensor" => {
+            Some(format!("torch.{}", doc.name))
+        }
+        Value::Native(f) if is_legacy(f) => Some(f.name.to_string()),
+        _ => None,
+    }
+}
+
+/// Whether `t` is an instance of the legacy type named `name`: a tensor of
+/// its dtype on its kind of device.
+pub fn instance_of(name: &str, t: &Tensor) -> bool {
+    t.dtype().torch_type(t.device().is_cuda()) == name
 }
 
 impl Interp {

@@ -530,27 +530,6 @@ static NATIVES: &[Native] = &[
         name: "torch.cuda.memory._snapshot",
     },
     Native {
-        name: "torch.cuda.FloatTensor",
-    },
-    Native {
-        name: "torch.cuda.DoubleTensor",
-    },
-    Native {
-        name: "torch.cuda.HalfTensor",
-    },
-    Native {
-        name: "torch.cuda.LongTensor",
-    },
-    Native {
-        name: "torch.cuda.IntTensor",
-    },
-    Native {
-        name: "torch.cuda.ByteTensor",
-    },
-    Native {
-        name: "torch.cuda.BoolTensor",
-    },
-    Native {
         name: "unicodedata.normalize",
     },
     Native {
@@ -1519,7 +1498,8 @@ pub fn member(m: &'static PyModule, name: &str) -> Result<Value, Error> {
     if let Some(sub) = MODULES.iter().find(|s| s.path == full) {
         return Ok(Value::Namespace(sub));
     }
-    if let Some(f) = NATIVES.iter().find(|f| f.name == full) {
+    let legacy = super::value::LEGACY_CUDA_TYPES.iter();
+    if let Some(f) = NATIVES.iter().chain(legacy).find(|f| f.name == full) {
         return Ok(Value::Native(f));
     }
     if let Some(v) = constant(&full) {

@@ -356,14 +356,28 @@ pub fn type_named(name: &str) -> Option<&'static Native> {
 
 /// PyTorch's legacy constructors of CUDA tensors, each a class
 /// (`eval::cuda_legacy` makes their tensors).
-pub const LEGACY_CUDA_TYPES: [&str; 7] = [
-    "torch.cuda.FloatTensor",
-    "torch.cuda.DoubleTensor",
-    "torch.cuda.HalfTensor",
-    "torch.cuda.LongTensor",
-    "torch.cuda.IntTensor",
-    "torch.cuda.ByteTensor",
-    "torch.cuda.BoolTensor",
+pub static LEGACY_CUDA_TYPES: [Native; 7] = [
+    Native {
+        name: "torch.cuda.FloatTensor",
+    },
+    Native {
+        name: "torch.cuda.DoubleTensor",
+    },
+    Native {
+        name: "torch.cuda.HalfTensor",
+    },
+    Native {
+        name: "torch.cuda.LongTensor",
+    },
+    Native {
+        name: "torch.cuda.IntTensor",
+    },
+    Native {
+        name: "torch.cuda.ByteTensor",
+    },
+    Native {
+        name: "torch.cuda.BoolTensor",
+    },
 ];
 
 /// The classes of autograd nodes `type(y.grad_fn)` gave so far.
@@ -402,7 +416,7 @@ impl Native {
         *self == ORDERED_DICT
             || TYPES.iter().any(|t| t == self)
             || crate::runtime::lock::lock(&NODE_CLASSES).contains(&self)
-            || LEGACY_CUDA_TYPES.contains(&self.name)
+            || LEGACY_CUDA_TYPES.contains(self)
     }
 
     /// `<class 'function'>`, `<class 'torch.Size'>`: builtins unprefixed.

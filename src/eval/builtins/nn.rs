@@ -567,6 +567,13 @@ fn is_subclass(cls: &Value, info: &Value) -> bool {
 }
 
 fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
+    // `isinstance(x, torch.FloatTensor)`, `torch.cuda.FloatTensor`: a
+    // tensor of its dtype on its kind of device.
+    if let Some(name) = super::super::cuda_legacy::type_named(class) {
+        return Ok(
+            matches!(obj, Value::Tensor(t) if super::super::cuda_legacy::instance_of(&name, t)),
+        );
+    }
     Ok(match class {
         // Tuples of classes nest: `isinstance(p, ((int, float), tuple))`.
         Value::List(_) | Value::MutList(_) => {
@@ -600,16 +607,6 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
         ),
         // `isinstance(sd, OrderedDict)`: a `state_dict()`, an `OrderedDict(...)`;
         // `isinstance(x, type(None))`.
-        // `isinstance(x, torch.FloatTensor)`: a CPU tensor of its dtype.
-        Value::Builtin(doc) if doc.name.ends_with("Tensor") && doc.name != "Tensor" => matches!(
-            obj,
-            Value::Tensor(t) if !t.device().is_cuda()
-                && t.dtype().torch_type(false) == format!("torch.{}", doc.name)
-        ),
-        // `isinstance(x, torch.cuda.FloatTensor)`: a CUDA tensor of its dtype.
-        Value::Native(f) if super::super::cuda_legacy::is_legacy(f) => {
-            matches!(obj, Value::Tensor(t) if super::super::cuda_legacy::instance_of(f, t))
-        }
         Value::Native(f) if f.is_class() => type_native(obj) == Some(*f),
         // `bool` reads as the dtype in cudash's language; as a class it is
         // Python's.

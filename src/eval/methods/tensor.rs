@@ -344,13 +344,8 @@ pub(super) fn type_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
     // tensor type names a dtype and a device, and `x` goes to both.
     let named = match b.get("dtype") {
         Some((Value::Str(s), _)) => Some(s.to_string()),
-        Some((Value::Builtin(doc), _)) if doc.name.ends_with("Tensor") && doc.name != "Tensor" => {
-            Some(format!("torch.{}", doc.name))
-        }
-        Some((Value::Native(f), _)) if super::super::cuda_legacy::is_legacy(f) => {
-            Some(f.name.to_string())
-        }
-        _ => None,
+        Some((v, _)) => super::super::cuda_legacy::type_named(v),
+        None => None,
     };
     if let Some(name) = named {
         let Some((dtype, cuda)) = crate::runtime::DType::ALL.iter().find_map(|&d| {
