@@ -12,10 +12,12 @@
 use std::sync::Arc;
 
 use super::node::{Backward, Saved};
-use super::{functional, record, Mode};
+use super::sdp::{self, Backend};
+use super::{functional, record, views, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::along::AlongOp;
+use crate::runtime::op::attention::Attend;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
@@ -44,6 +46,104 @@ pub fn scaled_dot_product_attention(
     let cast = super::autocast::inputs(rt, mode, "scaled_dot_product_attention", &[q, k, v])?;
     let (q, k, v) = (&cast.arc(0, q), &cast.arc(1, k), &cast.arc(2, v));
     check(q, k, v, &how)?;
+    // PyTorch's CPU runs a 3-D batch through its fused kernel as one of
+    // four dims: each input unsqueezed at 0 (`UnsqueezeBackward0`), the
+    // result squeezed back (`SqueezeBackward1`).
+    if !q.device().is_cuda() && [q, k, v].iter().all(|t| t.ndim() == 3) {
+        let (q4, k4, v4) = (
+            views::unsqueeze(rt, mode, q, 0)?,
+            views::unsqueeze(rt, mode, k, 0)?,
+            views::unsqueeze(rt, mode, v, 0)?,
+        );
+        if sdp::choose(rt, &params((&q4, &k4, &v4), &how))? == Backend::Flash {
+            let out = fused(rt, mode, Backend::Flash, (&q4, &k4, &v4), &how)?;
+            return views::squeeze(rt, mode, &out, 0);
+        }
+    }
+    match sdp::choose(rt, &params((q, k, v), &how))? {
+        Backend::Math => math(rt, mode, (q, k, v), &how),
+        fused_kind => fused(rt, mode, fused_kind, (q, k, v), &how),
+    }
+}
+
+/// What the choice of a kernel looks at.
+fn params<'a>(
+    (q, k, v): (&'a Tensor, &'a Tensor, &'a Tensor),
+    how: &'a Attention,
+) -> sdp::Params<'a> {
+    sdp::Params {
+        q,
+        k,
+        v,
+        mask: how.mask.map(|m| &**m),
+        dropout_p: how.dropout_p,
+        is_causal: how.is_causal,
+    }
+}
+
+/// PyTorch's fused kernels: one node (`ScaledDotProductFlashAttentionBackward0`
+/// and its kin) saving the inputs, the output and each row's log-sum-exp;
+/// no [L, S] weights are ever stored.
+fn fused(
+    rt: &mut Runtime,
+    mode: Mode,
+    backend: Backend,
+    (q, k, v): (&Arc<Tensor>, &Arc<Tensor>, &Arc<Tensor>),
+    how: &Attention,
+) -> R<Arc<Tensor>> {
+    let e = q.shape()[q.ndim() - 1];
+    let attend = Attend {
+        scale: how.scale.unwrap_or(1.0 / (e as f64).sqrt()),
+        causal: how.is_causal,
+    };
+    let bias = match how.mask {
+        Some(m) if m.dtype() == DType::Bool => Some(additive(rt, m, q)?),
+        Some(m) => Some(Arc::clone(m)),
+        None => None,
+    };
+    let (op, node) = match (backend, q.device().is_cuda()) {
+        (Backend::Flash, false) => (
+            "_scaled_dot_product_flash_attention_for_cpu",
+            "ScaledDotProductFlashAttentionForCpuBackward0",
+        ),
+        (Backend::Flash, true) => (
+            "_scaled_dot_product_flash_attention",
+            "ScaledDotProductFlashAttentionBackward0",
+        ),
+        _ => (
+            "_scaled_dot_product_efficient_attention",
+            "ScaledDotProductEfficientAttentionBackward0",
+        ),
+    };
+    rt.begin_op(op);
+    let (out, lse) = rt.attention(q, k, v, bias.as_deref(), &attend)?;
+    let backward = Backward::FusedAttention {
+        q: Saved::new(q),
+        k: Saved::new(k),
+        v: Saved::new(v),
+        out: Saved::output(&out),
+        lse: Saved::new(&lse),
+        bias: bias.as_deref().map(Saved::new),
+        how: attend,
+    };
+    Ok(record::attach_node(
+        rt,
+        mode,
+        out,
+        node,
+        backward,
+        &[q, k, v],
+    ))
+}
+
+/// PyTorch's math path (`_scaled_dot_product_attention_math`), each step
+/// its own node.
+fn math(
+    rt: &mut Runtime,
+    mode: Mode,
+    (q, k, v): (&Arc<Tensor>, &Arc<Tensor>, &Arc<Tensor>),
+    how: &Attention,
+) -> R<Arc<Tensor>> {
     let (l, s, e) = (
         q.shape()[q.ndim() - 2],
         k.shape()[k.ndim() - 2],

@@ -786,6 +786,22 @@ impl Backward {
                     &shape,
                 )?)]
             }
+            Backward::FusedAttention {
+                q,
+                k,
+                v,
+                out,
+                lse,
+                bias,
+                how,
+            } => {
+                let (q, k, v) = (q.get(name)?, k.get(name)?, v.get(name)?);
+                let (out, lse) = (out.get(name)?, lse.get(name)?);
+                let bias = bias.as_ref().map(|b| b.get(name)).transpose()?;
+                let (dq, dk, dv) =
+                    rt.attention_backward(g, (&q, &k, &v), (&out, &lse), bias.as_deref(), how)?;
+                vec![Some(dq), Some(dk), Some(dv)]
+            }
             Backward::NanToNum { x } => {
                 vec![Some(super::blends::nan_to_num_backward(
                     rt,

@@ -49,6 +49,7 @@ pub mod saved_hooks;
 pub mod saved_names;
 pub mod scatter;
 pub mod schedule;
+pub mod sdp;
 pub mod slices;
 pub mod sparse;
 pub mod upsample;

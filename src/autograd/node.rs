@@ -592,6 +592,18 @@ pub enum Backward {
         values: Saved,
         sparse_left: bool,
     },
+    /// A fused attention (`attention.rs`, flash or memory-efficient): its
+    /// inputs, output and per-row log-sum-exp, from which the backward
+    /// recomputes the weights; an additive bias gets no gradient.
+    FusedAttention {
+        q: Saved,
+        k: Saved,
+        v: Saved,
+        out: Saved,
+        lse: Saved,
+        bias: Option<Saved>,
+        how: crate::runtime::op::attention::Attend,
+    },
     /// `nan_to_num(x)`: the gradient where `x` is finite.
     NanToNum {
         x: Saved,
@@ -923,6 +935,15 @@ impl Backward {
             Extreme { x, out } => vec![x, out],
             VarMean { var, .. } => var.saved(),
             NanToNum { x } => vec![x],
+            FusedAttention {
+                q,
+                k,
+                v,
+                out,
+                lse,
+                bias,
+                ..
+            } => [q, k, v, out, lse].into_iter().chain(bias.iter()).collect(),
             SparseMm {
                 indices, values, ..
             } => vec![indices, values],

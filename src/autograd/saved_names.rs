@@ -106,6 +106,25 @@ impl Backward {
                 ("result2", Some(rstd), Output(2)),
             ],
             NativeDropout { mask, .. } => vec![("result1", Some(mask), Output(1))],
+            FusedAttention {
+                q,
+                k,
+                v,
+                out,
+                lse,
+                bias,
+                ..
+            } => {
+                let fields = vec![
+                    ("query", Some(q), Input(0)),
+                    ("key", Some(k), Input(1)),
+                    ("value", Some(v), Input(2)),
+                    ("output", Some(out), Output(0)),
+                    ("logsumexp", Some(lse), Output(1)),
+                    ("attn_mask", bias.as_ref(), Input(3)),
+                ];
+                return (fields, vec![("dropout_p", 0.0)]);
+            }
             // One tensor: its input's (`self`) or its result.
             other => match other.saved().as_slice() {
                 [one] => {

@@ -1219,6 +1219,14 @@ static NATIVES: &[Native] = &[
     Native {
         name: "torch.are_deterministic_algorithms_enabled",
     },
+    // `scaled_dot_product_attention`'s backends (`autograd::sdp`), for
+    // `torch.backends.cuda.enable_flash_sdp` and `sdpa_kernel`.
+    Native {
+        name: "_cudash.sdp_enabled",
+    },
+    Native {
+        name: "_cudash.enable_sdp",
+    },
     Native {
         name: "torch.backends.mps.is_built",
     },
@@ -2675,6 +2683,26 @@ impl Interp {
                 };
                 DETERMINISTIC.store(on, std::sync::atomic::Ordering::Relaxed);
                 Value::None
+            }
+            "_cudash.sdp_enabled" | "_cudash.enable_sdp" => {
+                use crate::autograd::sdp::Backend;
+                let backend = match args.first().map(|a| &a.value) {
+                    Some(Value::Str(s)) => Backend::named(s),
+                    _ => None,
+                };
+                let Some(backend) = backend else {
+                    return Err(at(Error::value(
+                        "an attention backend is \"math\", \"flash\", \"mem_efficient\" or \"cudnn\"",
+                    )));
+                };
+                match (f.name, args.get(1).map(|a| &a.value)) {
+                    ("_cudash.sdp_enabled", _) => Value::bool(backend.enabled()),
+                    (_, Some(Value::Bool(on))) => {
+                        backend.set_enabled(on.get());
+                        Value::None
+                    }
+                    _ => return Err(at(Error::value("enable_sdp(name, on) takes True or False"))),
+                }
             }
             "torch.are_deterministic_algorithms_enabled" => {
                 Value::bool(DETERMINISTIC.load(std::sync::atomic::Ordering::Relaxed))

@@ -56,6 +56,11 @@ const MODULES: &[(&str, &str)] = &[
         "torch.nn.utils.prune",
         include_str!("torch_nn_utils_prune.py"),
     ),
+    ("torch.nn.attention", include_str!("torch_nn_attention.py")),
+    (
+        "torch.backends._cuda_sdp",
+        include_str!("torch_backends_cuda_sdp.py"),
+    ),
     ("torch.utils.hooks", include_str!("torch_utils_hooks.py")),
     ("torch._sorting", include_str!("torch_sorting.py")),
     (
@@ -263,6 +268,61 @@ const MEMBERS: &[(&str, &str, &str)] = &[
         "torch.backends.cudnn",
         "flags",
         "torch.backends._cudnn_flags",
+    ),
+    (
+        "torch.backends.cuda",
+        "enable_flash_sdp",
+        "torch.backends._cuda_sdp",
+    ),
+    (
+        "torch.backends.cuda",
+        "flash_sdp_enabled",
+        "torch.backends._cuda_sdp",
+    ),
+    (
+        "torch.backends.cuda",
+        "enable_mem_efficient_sdp",
+        "torch.backends._cuda_sdp",
+    ),
+    (
+        "torch.backends.cuda",
+        "mem_efficient_sdp_enabled",
+        "torch.backends._cuda_sdp",
+    ),
+    (
+        "torch.backends.cuda",
+        "enable_math_sdp",
+        "torch.backends._cuda_sdp",
+    ),
+    (
+        "torch.backends.cuda",
+        "math_sdp_enabled",
+        "torch.backends._cuda_sdp",
+    ),
+    (
+        "torch.backends.cuda",
+        "enable_cudnn_sdp",
+        "torch.backends._cuda_sdp",
+    ),
+    (
+        "torch.backends.cuda",
+        "cudnn_sdp_enabled",
+        "torch.backends._cuda_sdp",
+    ),
+    (
+        "torch.backends.cuda",
+        "is_flash_attention_available",
+        "torch.backends._cuda_sdp",
+    ),
+    (
+        "torch.backends.cuda",
+        "sdp_kernel",
+        "torch.backends._cuda_sdp",
+    ),
+    (
+        "torch.backends.cuda",
+        "SDPBackend",
+        "torch.backends._cuda_sdp",
     ),
     ("torch", "frombuffer", "torch._frombuffer"),
     ("torch.autograd", "gradcheck", "torch.autograd.gradcheck"),

@@ -174,6 +174,38 @@ pub struct WindowArgs {
     pub dw: i64,
 }
 
+/// Fused attention's operands (`kernels/attention.cu`): strides in
+/// elements, [B, H, rows, width] (a bias's 0 where it broadcasts).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AttentionArgs {
+    pub q: u64,
+    pub k: u64,
+    pub v: u64,
+    pub bias: u64,
+    pub out: u64,
+    pub lse: u64,
+    pub dout: u64,
+    pub dq: u64,
+    pub dk: u64,
+    pub dv: u64,
+    pub delta: u64,
+    pub b: i64,
+    pub h: i64,
+    pub l: i64,
+    pub s: i64,
+    pub e: i64,
+    pub ev: i64,
+    pub qs: [i64; 4],
+    pub ks: [i64; 4],
+    pub vs: [i64; 4],
+    pub bs: [i64; 4],
+    pub gs: [i64; 4],
+    pub scale: f64,
+    pub causal: i64,
+    pub has_bias: i64,
+}
+
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct FillArgs {

@@ -45,6 +45,7 @@ pub mod driver;
 pub mod emu;
 pub mod exec;
 pub mod exec_along;
+pub mod exec_attention;
 pub mod exec_window;
 pub mod launch;
 pub mod launcher;

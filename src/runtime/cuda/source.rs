@@ -18,7 +18,7 @@ use crate::runtime::DType;
 pub const COMMON: &str = include_str!("../../../kernels/common.cuh");
 
 /// The kernel files, by name.
-pub const FILES: [(&str, &str); 8] = [
+pub const FILES: [(&str, &str); 9] = [
     (
         "elementwise",
         include_str!("../../../kernels/elementwise.cu"),
@@ -30,6 +30,7 @@ pub const FILES: [(&str, &str); 8] = [
     ("along", include_str!("../../../kernels/along.cu")),
     ("sort", include_str!("../../../kernels/sort.cu")),
     ("window", include_str!("../../../kernels/window.cu")),
+    ("attention", include_str!("../../../kernels/attention.cu")),
 ];
 
 impl Unit {
@@ -196,6 +197,16 @@ pub fn window(op: &str, dt: DType) -> Option<Kernel> {
     has.then(|| kernel("window", Some(dt), format!("{op}_{}", dt.name())))
 }
 
+/// A fused attention kernel (`attention`, `attention_backward_q`,
+/// `attention_backward_kv`) of `dt` inputs: floats only.
+pub fn attention(op: &str, dt: DType) -> Option<Kernel> {
+    dt.is_float()
+        .then(|| kernel("attention", Some(dt), format!("{op}_{}", dt.name())))
+}
+
+/// The fused attention kernels' names.
+pub const ATTENTION_OPS: [&str; 3] = ["attention", "attention_backward_q", "attention_backward_kv"];
+
 /// The window ops' names.
 pub const WINDOW_OPS: [&str; 4] = ["im2col", "col2im", "max_pool", "max_pool_backward"];
 
@@ -288,6 +299,7 @@ pub fn all_kernels() -> Vec<Kernel> {
         out.extend(AlongOp::ALL.iter().filter_map(|&op| along(op, dt)));
         out.push(sort_pass(dt));
         out.extend(WINDOW_OPS.iter().filter_map(|&op| window(op, dt)));
+        out.extend(ATTENTION_OPS.iter().filter_map(|&op| attention(op, dt)));
         out.extend(arange(dt));
         out.extend(linspace(dt));
         let integers = Distribution::Integers { low: 0, range: 1 };
@@ -362,7 +374,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 898);
+        assert_eq!(all.len(), 910);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::Runtime;
 use crate::error::Error;
 use crate::runtime::op::along::Along;
+use crate::runtime::op::attention::Attend;
 use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
 use crate::runtime::op::factory::{Fill, Make, NewTensor};
 use crate::runtime::op::reduce::Reduction;
@@ -122,6 +123,26 @@ pub(super) trait Compute: Sync {
         asserts: bool,
         accumulate: bool,
     ) -> Result<(), Error>;
+    /// Fused attention of `q`, `k`, `v` [B, H, *, *] and an additive
+    /// `bias`: (out [B, H, L, Ev], logsumexp [B, H, L]).
+    fn attention(
+        &self,
+        rt: &mut Runtime,
+        qkv: (&Tensor, &Tensor, &Tensor),
+        bias: Option<&Tensor>,
+        how: &Attend,
+    ) -> Result<(Tensor, Tensor), Error>;
+    /// Its gradients (dq, dk, dv) for the output's gradient `dout`, from
+    /// the forward's `out` and `lse`.
+    fn attention_backward(
+        &self,
+        rt: &mut Runtime,
+        dout: &Tensor,
+        qkv: (&Tensor, &Tensor, &Tensor),
+        saved: (&Tensor, &Tensor),
+        bias: Option<&Tensor>,
+        how: &Attend,
+    ) -> Result<(Tensor, Tensor, Tensor), Error>;
     /// `x` [N, C, H, W]'s windows as columns [N, C * kh * kw, Ho * Wo].
     fn im2col(&self, rt: &mut Runtime, x: &Tensor, g: &Geometry) -> Result<Tensor, Error>;
     /// Columns added back into their places of an image of `shape`.

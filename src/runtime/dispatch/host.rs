@@ -10,6 +10,7 @@ use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::Buffer;
 use crate::runtime::op::along::Along;
+use crate::runtime::op::attention::Attend;
 use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
 use crate::runtime::op::factory::{Fill, Make, NewTensor};
 use crate::runtime::op::reduce::Reduction;
@@ -223,6 +224,30 @@ impl Compute for Host {
         largest: bool,
     ) -> Result<(Tensor, Tensor), Error> {
         sort::topk(x, k, dim, largest)
+    }
+
+    fn attention(
+        &self,
+        _: &mut Runtime,
+        (q, k, v): (&Tensor, &Tensor, &Tensor),
+        bias: Option<&Tensor>,
+        how: &Attend,
+    ) -> Result<(Tensor, Tensor), Error> {
+        Ok(crate::runtime::ops::attention::forward(q, k, v, bias, how))
+    }
+
+    fn attention_backward(
+        &self,
+        _: &mut Runtime,
+        dout: &Tensor,
+        qkv: (&Tensor, &Tensor, &Tensor),
+        saved: (&Tensor, &Tensor),
+        bias: Option<&Tensor>,
+        how: &Attend,
+    ) -> Result<(Tensor, Tensor, Tensor), Error> {
+        Ok(crate::runtime::ops::attention::backward(
+            dout, qkv, saved, bias, how,
+        ))
     }
 
     fn im2col(&self, _: &mut Runtime, x: &Tensor, g: &Geometry) -> Result<Tensor, Error> {

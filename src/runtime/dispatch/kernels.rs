@@ -12,8 +12,10 @@ use crate::error::Error;
 use crate::runtime::buffer::Stored;
 use crate::runtime::cuda::exec::{self, Out, View};
 use crate::runtime::cuda::exec_along::{self, Sorted};
+use crate::runtime::cuda::exec_attention;
 use crate::runtime::cuda::exec_window;
 use crate::runtime::op::along::Along;
+use crate::runtime::op::attention::{Attend, Dims};
 use crate::runtime::op::binary::BinaryOp;
 use crate::runtime::op::factory::{Distribution, Fill, Make, NewTensor};
 use crate::runtime::op::matmul::{as_matrices, matmul_dtypes, not_lined_up};
@@ -77,6 +79,30 @@ impl Runtime {
             f(&l, operand.view(x))?
         };
         Ok((self.launched(d, a)?, self.launched(d, b)?))
+    }
+
+    /// As `kernels`, for ops of several outputs (fused attention).
+    fn kernels_n(
+        &mut self,
+        d: u32,
+        inputs: &[&Tensor],
+        f: impl FnOnce(&OnDevice, &[View<DevMem>]) -> Result<Vec<Out<DevMem>>, Error>,
+    ) -> Result<Vec<Tensor>, Error> {
+        self.check_fault(d)?;
+        let outs = {
+            let l = self.on_device(d).ok_or_else(no_driver)?;
+            let operands = inputs
+                .iter()
+                .map(|t| self.operand(&l, t))
+                .collect::<Result<Vec<Operand>, Error>>()?;
+            let views: Vec<View<DevMem>> = operands
+                .iter()
+                .zip(inputs)
+                .map(|(o, t)| o.view(t))
+                .collect();
+            f(&l, &views)?
+        };
+        outs.into_iter().map(|o| self.launched(d, o)).collect()
     }
 
     /// A result nothing writes on device `d`: an op's with no element (as
@@ -607,6 +633,51 @@ impl Compute for Kernels {
         rt.kernels2(on(x.device())?, x, |l, v| {
             exec_along::topk(l, v, k, at, largest)
         })
+    }
+
+    fn attention(
+        &self,
+        rt: &mut Runtime,
+        (q, k, v): (&Tensor, &Tensor, &Tensor),
+        bias: Option<&Tensor>,
+        how: &Attend,
+    ) -> Result<(Tensor, Tensor), Error> {
+        let d = Dims::of(q, k, v, bias)?;
+        let inputs: Vec<&Tensor> = [q, k, v].into_iter().chain(bias).collect();
+        let mut outs = rt.kernels_n(on(q.device())?, &inputs, |l, v| {
+            exec_attention::forward(l, &d, (v[0], v[1], v[2]), v.get(3).copied(), how)
+        })?;
+        let lse = outs.pop().expect("two outputs");
+        Ok((outs.pop().expect("two outputs"), lse))
+    }
+
+    fn attention_backward(
+        &self,
+        rt: &mut Runtime,
+        dout: &Tensor,
+        (q, k, v): (&Tensor, &Tensor, &Tensor),
+        (out, lse): (&Tensor, &Tensor),
+        bias: Option<&Tensor>,
+        how: &Attend,
+    ) -> Result<(Tensor, Tensor, Tensor), Error> {
+        let d = Dims::of(q, k, v, bias)?;
+        let inputs: Vec<&Tensor> = [dout, q, k, v, out, lse].into_iter().chain(bias).collect();
+        let outs = rt.kernels_n(on(q.device())?, &inputs, |l, v| {
+            let saved = (v[4], v[5]);
+            exec_attention::backward(
+                l,
+                &d,
+                v[0],
+                (v[1], v[2], v[3]),
+                saved,
+                v.get(6).copied(),
+                how,
+            )
+        })?;
+        let [dq, dk, dv]: [Tensor; 3] = outs
+            .try_into()
+            .map_err(|_| Error::runtime("three gradients"))?;
+        Ok((dq, dk, dv))
     }
 
     /// Advanced indexing's gather (`exec::take`).

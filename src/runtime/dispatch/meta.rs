@@ -10,6 +10,7 @@ use super::device_compute::Compute;
 use super::Runtime;
 use crate::error::Error;
 use crate::runtime::op::along::Along;
+use crate::runtime::op::attention::{Attend, Dims};
 use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
 use crate::runtime::op::factory::{Fill, Make, NewTensor};
 use crate::runtime::op::matmul::{matmul_dtypes, not_lined_up};
@@ -200,6 +201,33 @@ impl Compute for Meta {
             *n = k;
         }
         Ok((meta(shape.clone(), x.dtype()), meta(shape, DType::I64)))
+    }
+
+    fn attention(
+        &self,
+        _: &mut Runtime,
+        (q, k, v): (&Tensor, &Tensor, &Tensor),
+        bias: Option<&Tensor>,
+        _: &Attend,
+    ) -> Result<(Tensor, Tensor), Error> {
+        let d = Dims::of(q, k, v, bias)?;
+        Ok((
+            meta(vec![d.b, d.h, d.l, d.ev], q.dtype()),
+            meta(vec![d.b, d.h, d.l], Dims::lse_dtype(q.dtype())),
+        ))
+    }
+
+    fn attention_backward(
+        &self,
+        _: &mut Runtime,
+        _: &Tensor,
+        (q, k, v): (&Tensor, &Tensor, &Tensor),
+        _: (&Tensor, &Tensor),
+        _: Option<&Tensor>,
+        _: &Attend,
+    ) -> Result<(Tensor, Tensor, Tensor), Error> {
+        let m = |t: &Tensor| meta(t.shape().to_vec(), t.dtype());
+        Ok((m(q), m(k), m(v)))
     }
 
     fn im2col(&self, _: &mut Runtime, x: &Tensor, g: &Geometry) -> Result<Tensor, Error> {

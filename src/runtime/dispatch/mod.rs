@@ -26,6 +26,7 @@
 //! are device memory and the same stream model decides what a racing read sees.
 
 mod along;
+mod attention;
 pub mod collective;
 mod compute;
 pub use compute::stack_host;

@@ -11,6 +11,7 @@
 //! layer (`dispatch/`) picks which.
 
 pub mod along;
+pub mod attention;
 pub mod binary;
 pub mod factory;
 pub mod index;

@@ -5,6 +5,7 @@
 //! (`cuda/`) never uses these loops.
 
 pub mod along;
+pub mod attention;
 mod axis;
 mod device_sum;
 pub mod elementwise;

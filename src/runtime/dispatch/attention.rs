@@ -1,0 +1,95 @@
+//! Fused attention (`op::attention`): its output and per-row log-sum-exp
+//! from one kernel, and its gradients, computed by the device's `Compute`
+//! (the host's `ops::attention`, or `cuda::exec_attention`'s kernels) as
+//! work of the current stream. Only the results take device memory: the
+//! scores live a row at a time, as in PyTorch's flash and memory-efficient
+//! kernels.
+
+use std::sync::Arc;
+
+use super::{Flops, Runtime};
+use crate::error::Error;
+use crate::runtime::op::attention::{Attend, Dims};
+use crate::runtime::{DType, Tensor};
+
+type Pair = (Arc<Tensor>, Arc<Tensor>);
+type Triple = (Arc<Tensor>, Arc<Tensor>, Arc<Tensor>);
+
+fn same_device(ts: &[&Tensor]) -> Result<(), Error> {
+    let d = ts[0].device();
+    match ts.iter().all(|t| t.device() == d) {
+        true => Ok(()),
+        false => Err(Error::runtime(format!(
+            "fused attention takes tensors of one device, not {}",
+            ts.iter()
+                .map(|t| t.device().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+fn cost(d: &Dims, dt: DType, times: u64) -> Flops {
+    Flops {
+        flops: d.flops() * times,
+        half: matches!(dt, DType::F16 | DType::BF16),
+        host_serial: 0.0,
+    }
+}
+
+impl Runtime {
+    /// `(out [B, H, L, Ev], logsumexp [B, H, L])` of `softmax(q @ k.mT *
+    /// scale + bias) @ v`, one kernel writing both.
+    pub fn attention(
+        &mut self,
+        q: &Tensor,
+        k: &Tensor,
+        v: &Tensor,
+        bias: Option<&Tensor>,
+        how: &Attend,
+    ) -> Result<Pair, Error> {
+        let d = Dims::of(q, k, v, bias)?;
+        same_device(&[q, k, v].into_iter().chain(bias).collect::<Vec<_>>())?;
+        let (out, lse) = self
+            .compute(q.device())
+            .attention(self, (q, k, v), bias, how)?;
+        let inputs: Vec<&Tensor> = [q, k, v].into_iter().chain(bias).collect();
+        let out = self.finish(out, None, &inputs, cost(&d, q.dtype(), 1))?;
+        let lse = self.finish_unwritten(lse, None, Flops::default())?;
+        Ok((out, lse))
+    }
+
+    /// The gradients `(dq, dk, dv)` of `attention` for its output's
+    /// gradient `dout`, from the saved `out` and `lse` (the weights
+    /// recomputed row by row): one kernel's work, as PyTorch's.
+    #[allow(clippy::too_many_arguments)]
+    pub fn attention_backward(
+        &mut self,
+        dout: &Tensor,
+        (q, k, v): (&Tensor, &Tensor, &Tensor),
+        (out, lse): (&Tensor, &Tensor),
+        bias: Option<&Tensor>,
+        how: &Attend,
+    ) -> Result<Triple, Error> {
+        let d = Dims::of(q, k, v, bias)?;
+        if dout.shape() != out.shape() {
+            return Err(Error::shape(
+                "fused attention's gradient has the output's shape",
+            ));
+        }
+        let (dq, dk, dv) = self.compute(q.device()).attention_backward(
+            self,
+            dout,
+            (q, k, v),
+            (out, lse),
+            bias,
+            how,
+        )?;
+        let inputs: Vec<&Tensor> = [dout, q, k, v, out, lse].into_iter().chain(bias).collect();
+        // The backward recomputes the scores and makes four products.
+        let dq = self.finish(dq, None, &inputs, cost(&d, q.dtype(), 2))?;
+        let dk = self.finish_unwritten(dk, None, Flops::default())?;
+        let dv = self.finish_unwritten(dv, None, Flops::default())?;
+        Ok((dq, dk, dv))
+    }
+}
