@@ -13,6 +13,9 @@ __device__ __forceinline__ double attn_inf() { return bits_f64(0x7FF000000000000
 template <class T> struct AttnLse { typedef float type; };
 template <> struct AttnLse<double> { typedef double type; };
 
+// Where row (b, h, i) of a result laid out with strides `s` begins.
+__device__ __forceinline__ i64 attn_at(const i64* s, i64 b, i64 h, i64 i) { return b * s[0] + h * s[1] + i * s[2]; }
+
 // Query row i's score against key row j of (batch b, head h).
 template <class T>
 __device__ __forceinline__ double attn_score(const AttentionArgs& p, i64 b, i64 h, i64 i, i64 j) {
@@ -63,7 +66,7 @@ template <class T> __device__ __forceinline__ void attention_kernel(const Attent
         }
         if (m == -attn_inf()) {
             lse[r] = (L)m;
-            for (i64 c = 0; c < p.ev; ++c) out[r * p.ev + c] = from_f64<T>(0.0);
+            for (i64 c = 0; c < p.ev; ++c) out[attn_at(p.os, b, h, i) + c] = from_f64<T>(0.0);
             continue;
         }
         double sum = 0.0;
@@ -78,7 +81,7 @@ template <class T> __device__ __forceinline__ void attention_kernel(const Attent
                 double pr = exp(attn_score<T>(p, b, h, i, j) - ls);
                 for (i64 c = 0; c < w; ++c) acc[c] += pr * attn_v<T>(p, b, h, j, c0 + c);
             }
-            for (i64 c = 0; c < w; ++c) out[r * p.ev + c0 + c] = from_f64<T>(acc[c]);
+            for (i64 c = 0; c < w; ++c) out[attn_at(p.os, b, h, i) + c0 + c] = from_f64<T>(acc[c]);
         }
     }
 }
@@ -92,7 +95,7 @@ template <class T> __device__ __forceinline__ void attention_backward_q_kernel(c
     GRID_LOOP(r, p.b * p.h * p.l) {
         i64 i = r % p.l, h = (r / p.l) % p.h, b = r / (p.l * p.h);
         double delta = 0.0;
-        for (i64 c = 0; c < p.ev; ++c) delta += attn_dout<T>(p, b, h, i, c) * to_f64(out[r * p.ev + c]);
+        for (i64 c = 0; c < p.ev; ++c) delta += attn_dout<T>(p, b, h, i, c) * to_f64(out[attn_at(p.os, b, h, i) + c]);
         p.delta[r] = delta;
         double ls = (double)lse[r];
         for (i64 c0 = 0; c0 < p.e; c0 += ATTN_CHUNK) {
@@ -108,7 +111,7 @@ template <class T> __device__ __forceinline__ void attention_backward_q_kernel(c
                     for (i64 c = 0; c < w; ++c) acc[c] += ds * attn_k<T>(p, b, h, j, c0 + c);
                 }
             }
-            for (i64 c = 0; c < w; ++c) dq[r * p.e + c0 + c] = from_f64<T>(acc[c]);
+            for (i64 c = 0; c < w; ++c) dq[attn_at(p.dqs, b, h, i) + c0 + c] = from_f64<T>(acc[c]);
         }
     }
 }
@@ -132,7 +135,7 @@ template <class T> __device__ __forceinline__ void attention_backward_kv_kernel(
                 double pr = exp(attn_score<T>(p, b, h, i, j) - ls);
                 for (i64 c = 0; c < w; ++c) acc[c] += pr * attn_dout<T>(p, b, h, i, c0 + c);
             }
-            for (i64 c = 0; c < w; ++c) dv[r * p.ev + c0 + c] = from_f64<T>(acc[c]);
+            for (i64 c = 0; c < w; ++c) dv[attn_at(p.dvs, b, h, j) + c0 + c] = from_f64<T>(acc[c]);
         }
         for (i64 c0 = 0; c0 < p.e; c0 += ATTN_CHUNK) {
             double acc[ATTN_CHUNK];
@@ -147,7 +150,7 @@ template <class T> __device__ __forceinline__ void attention_backward_kv_kernel(
                 double ds = pr * (dp - p.delta[rows + i]) * p.scale;
                 for (i64 c = 0; c < w; ++c) acc[c] += ds * attn_q<T>(p, b, h, i, c0 + c);
             }
-            for (i64 c = 0; c < w; ++c) dk[r * p.e + c0 + c] = from_f64<T>(acc[c]);
+            for (i64 c = 0; c < w; ++c) dk[attn_at(p.dks, b, h, j) + c0 + c] = from_f64<T>(acc[c]);
         }
     }
 }

@@ -70,13 +70,15 @@ struct TriArgs { void* out; const void* in; i64 numel; i64 rows; i64 cols; i64 d
 struct WindowArgs { void* out; const void* in; i64* places; i64 planes; i64 h; i64 w; i64 oh; i64 ow; i64 kh; i64 kw; i64 sh; i64 sw; i64 ph; i64 pw; i64 dh; i64 dw; };
 // Fused attention (attention.cu): q [B, H, L, E], k [B, H, S, E], v [B, H,
 // S, Ev], an additive bias and the output's gradient read through their
-// strides (elements; a bias's are 0 where it broadcasts); out, lse, dq, dk,
-// dv contiguous; delta, the backward's per-row dot(dout, out), in double.
+// strides (elements; a bias's are 0 where it broadcasts), as are out, dq,
+// dk and dv (os, dqs, dks, dvs); lse contiguous; delta, the backward's
+// per-row dot(dout, out), in double.
 struct AttentionArgs {
     const void* q; const void* k; const void* v; const void* bias;
     void* out; void* lse; const void* dout; void* dq; void* dk; void* dv; double* delta;
     i64 b; i64 h; i64 l; i64 s; i64 e; i64 ev;
     i64 qs[4]; i64 ks[4]; i64 vs[4]; i64 bs[4]; i64 gs[4];
+    i64 os[4]; i64 dqs[4]; i64 dks[4]; i64 dvs[4];
     double scale; i64 causal; i64 has_bias;
 };
 struct RandomArgs { void* out; i64 n; u64 seed; u64 first; double mean; double std; i64 low; u64 range; };

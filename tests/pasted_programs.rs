@@ -441,6 +441,40 @@ fn the_optimizer_step_in_backward_tutorial_shows_its_peaks() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// PyTorch's scaled-dot-product-attention tutorial as pasted (smaller, its
+/// nested-tensor and attention-bias sections left out) on a simulated GPU:
+/// the default kernel for f16 is FlashAttention, as fast as the
+/// memory-efficient one and faster than the math path (one kernel against
+/// the math path's several); its model's `y.transpose(1, 2).view(...)`
+/// works because the fused kernels lay their output out as [B, L, H, E],
+/// as PyTorch's; the profiler names the flash kernel.
+#[test]
+fn the_sdpa_tutorial_runs_its_kernels() {
+    let program = pasted().join("cuda_only/sdpa_tutorial.py");
+    let dir = std::env::temp_dir().join(format!("sdpa_tutorial_{}", std::process::id()));
+    let got = run_in(&dir, &program, &["--sim-devices", "1"]);
+    std::fs::remove_dir_all(&dir).ok();
+    let micros = |what: &str| -> f64 {
+        let line = got
+            .lines()
+            .find(|l| l.starts_with(what))
+            .unwrap_or_else(|| panic!("{got}"));
+        let n = line[what.len()..].trim().split(' ').nth(2).unwrap();
+        n.parse().unwrap()
+    };
+    let default = micros("The default implementation");
+    let flash = micros("The flash attention implementation");
+    let math = micros("The math implementation");
+    let efficient = micros("The memory efficient implementation");
+    assert_eq!(default, flash, "{got}");
+    assert!(math > 2.0 * flash && efficient <= math, "{got}");
+    assert!(got.contains("The compiled module runs in"), "{got}");
+    assert!(
+        got.contains("aten::_scaled_dot_product_flash_attention "),
+        "{got}"
+    );
+}
+
 /// PyTorch's AMP recipe (`torch.cuda.amp.autocast`, `GradScaler`,
 /// `enabled=use_amp`, the checkpoint with the scaler's state) runs as
 /// pasted, smaller sizes aside; and with its illustration-only loops run

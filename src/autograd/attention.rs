@@ -17,7 +17,7 @@ use super::{functional, record, views, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::along::AlongOp;
-use crate::runtime::op::attention::Attend;
+use crate::runtime::op::attention::{blhe, Attend};
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
@@ -92,9 +92,13 @@ fn fused(
     how: &Attention,
 ) -> R<Arc<Tensor>> {
     let e = q.shape()[q.ndim() - 1];
+    // PyTorch's GPU kernels make the output as [B, L, H, Ev] always, its
+    // CPU kernel when the query lies so (`y.transpose(1, 2).view(...)`
+    // after attention then needs no copy).
     let attend = Attend {
         scale: how.scale.unwrap_or(1.0 / (e as f64).sqrt()),
         causal: how.is_causal,
+        out_blhe: q.device().is_cuda() || blhe(q.shape(), q.strides()),
     };
     let bias = match how.mask {
         Some(m) if m.dtype() == DType::Bool => Some(additive(rt, m, q)?),

@@ -123,7 +123,7 @@ impl Backward {
                     ("logsumexp", Some(lse), Output(1)),
                     ("attn_mask", bias.as_ref(), Input(3)),
                 ];
-                return (fields, vec![("dropout_p", 0.0)]);
+                return (fields, vec![]);
             }
             // One tensor: its input's (`self`) or its result.
             other => match other.saved().as_slice() {

@@ -285,7 +285,12 @@ fn cudnn() -> Check {
 /// The backend `scaled_dot_product_attention` runs for `p`, or PyTorch's
 /// warnings (on `rt`) and error when none may.
 pub fn choose(rt: &mut Runtime, p: &Params) -> Result<Backend, Error> {
-    let none = || Error::runtime("No viable backend for scaled_dot_product_attention was found.");
+    let none = || {
+        Error::runtime(
+            "No viable backend for scaled_dot_product_attention was found. This is likely due to \
+         turning off both the math kernel and the fused kernels.",
+        )
+    };
     if Backend::ALL.iter().all(|b| !b.enabled()) {
         return Err(none());
     }
@@ -313,7 +318,9 @@ pub fn choose(rt: &mut Runtime, p: &Params) -> Result<Backend, Error> {
             }
             Err(Error::runtime("No available kernel. Aborting execution."))
         }
-        Device::Cpu | Device::Meta => {
+        // PyTorch's meta tensors take the math path (`_fused_sdp_choice_meta`).
+        Device::Meta => Ok(Backend::Math),
+        Device::Cpu => {
             if !Backend::Math.enabled() && !Backend::Flash.enabled() {
                 return Err(none());
             }

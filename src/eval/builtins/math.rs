@@ -75,21 +75,32 @@ pub(crate) fn round_decimals(me: &mut Interp, t: &Arc<Tensor>, n: i64) -> Result
         true => (BinaryOp::Mul, BinaryOp::Div),
         false => (BinaryOp::Div, BinaryOp::Mul),
     };
+    // PyTorch's `round.decimals` is one op (`RoundBackward1`, a zero
+    // gradient), computed as x * 10^n rounded and divided back.
+    let off = crate::autograd::Mode::off();
     let scaled = record::binary(
         &mut me.rt,
-        me.grad,
+        off,
         into,
         Operand::strong(t),
         Operand::strong(&ten),
     )?;
-    let rounded = record::unary(&mut me.rt, me.grad, UnaryOp::Round, &scaled)?;
+    let rounded = record::unary(&mut me.rt, off, UnaryOp::Round, &scaled)?;
     let out = record::binary(
         &mut me.rt,
-        me.grad,
+        off,
         back,
         Operand::strong(&rounded),
         Operand::strong(&ten),
     )?;
+    let out = record::attach_node(
+        &me.rt,
+        me.grad,
+        out,
+        "RoundBackward1",
+        crate::autograd::node::Backward::Zero,
+        &[t],
+    );
     Ok(Value::Tensor(out))
 }
 

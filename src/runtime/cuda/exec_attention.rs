@@ -7,7 +7,7 @@ use super::args::AttentionArgs;
 use super::exec::{no_kernel, Launcher, Out, View};
 use super::source;
 use crate::error::Error;
-use crate::runtime::op::attention::{Attend, Dims};
+use crate::runtime::op::attention::{blhe, strides, Attend, Dims};
 use crate::runtime::DType;
 
 /// Query, key and value in device memory.
@@ -35,6 +35,22 @@ fn new_out<L: Launcher>(l: &L, dtype: DType, shape: Vec<usize>) -> Result<Out<L:
         dtype,
         shape,
     })
+}
+
+/// A [B, H, rows, width] result, allocated as [B, rows, H, width] when
+/// `blhe` (the caller sees it through `transpose(1, 2)`), and its strides.
+fn new_result<L: Launcher>(
+    l: &L,
+    dtype: DType,
+    (b, h, rows, w): (usize, usize, usize, usize),
+    blhe: bool,
+) -> Result<(Out<L::Mem>, [i64; 4]), Error> {
+    let shape = match blhe {
+        true => vec![b, rows, h, w],
+        false => vec![b, h, rows, w],
+    };
+    let st = strides((b, h, rows, w), blhe).map(|x| x as i64);
+    Ok((new_out(l, dtype, shape)?, st))
 }
 
 /// The arguments every attention kernel reads: `q`, `k`, `v`, the bias.
@@ -77,10 +93,11 @@ pub fn forward<L: Launcher>(
 ) -> Result<Vec<Out<L::Mem>>, Error> {
     let dt = qkv.0.dtype;
     let k = kernel("attention", dt)?;
-    let out = new_out(l, dt, vec![d.b, d.h, d.l, d.ev])?;
+    let (out, os) = new_result(l, dt, (d.b, d.h, d.l, d.ev), how.out_blhe)?;
     let lse = new_out(l, Dims::lse_dtype(dt), vec![d.b, d.h, d.l])?;
     let p = AttentionArgs {
         out: l.addr(&out.mem),
+        os,
         lse: l.addr(&lse.mem),
         ..operands(l, d, qkv, bias, how)
     };
@@ -89,7 +106,8 @@ pub fn forward<L: Launcher>(
 }
 
 /// `(dq, dk, dv)` for the output's gradient `dout`, from the forward's
-/// `out` and `lse` (both contiguous, as `forward` made them).
+/// `out` and `lse`; each gradient laid out as its input when that is
+/// [B, L, H, E] (`blhe`), else row-major.
 pub fn backward<L: Launcher>(
     l: &L,
     d: &Dims,
@@ -104,19 +122,24 @@ pub fn backward<L: Launcher>(
         kernel("attention_backward_q", dt)?,
         kernel("attention_backward_kv", dt)?,
     );
-    let dq = new_out(l, dt, vec![d.b, d.h, d.l, d.e])?;
-    let dk = new_out(l, dt, vec![d.b, d.h, d.s, d.e])?;
-    let dv = new_out(l, dt, vec![d.b, d.h, d.s, d.ev])?;
+    let (q, k, v) = qkv;
+    let (dq, dqs) = new_result(l, dt, (d.b, d.h, d.l, d.e), blhe(q.shape, q.strides))?;
+    let (dk, dks) = new_result(l, dt, (d.b, d.h, d.s, d.e), blhe(k.shape, k.strides))?;
+    let (dv, dvs) = new_result(l, dt, (d.b, d.h, d.s, d.ev), blhe(v.shape, v.strides))?;
     // Each query row's dot(dout, out), written by the first kernel.
     let delta = l.alloc(DType::F64, d.b * d.h * d.l)?;
     let p = AttentionArgs {
         out: out.first(l),
+        os: strides4(&out),
         lse: lse.first(l),
         dout: dout.first(l),
         gs: strides4(&dout),
         dq: l.addr(&dq.mem),
         dk: l.addr(&dk.mem),
         dv: l.addr(&dv.mem),
+        dqs,
+        dks,
+        dvs,
         delta: l.addr(&delta),
         ..operands(l, d, qkv, bias, how)
     };

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::{Flops, Runtime};
 use crate::error::Error;
-use crate::runtime::op::attention::{Attend, Dims};
+use crate::runtime::op::attention::{blhe, Attend, Dims};
 use crate::runtime::{DType, Tensor};
 
 type Pair = (Arc<Tensor>, Arc<Tensor>);
@@ -56,7 +56,7 @@ impl Runtime {
         let inputs: Vec<&Tensor> = [q, k, v].into_iter().chain(bias).collect();
         let out = self.finish(out, None, &inputs, cost(&d, q.dtype(), 1))?;
         let lse = self.finish_unwritten(lse, None, Flops::default())?;
-        Ok((out, lse))
+        Ok((seen_as_bhlw(out, how.out_blhe), lse))
     }
 
     /// The gradients `(dq, dk, dv)` of `attention` for its output's
@@ -90,6 +90,16 @@ impl Runtime {
         let dq = self.finish(dq, None, &inputs, cost(&d, q.dtype(), 2))?;
         let dk = self.finish_unwritten(dk, None, Flops::default())?;
         let dv = self.finish_unwritten(dv, None, Flops::default())?;
-        Ok((dq, dk, dv))
+        let like = |g: Arc<Tensor>, x: &Tensor| seen_as_bhlw(g, blhe(x.shape(), x.strides()));
+        Ok((like(dq, q), like(dk, k), like(dv, v)))
+    }
+}
+
+/// A result the device made as [B, rows, H, width] when `blhe` (as
+/// PyTorch's kernels make it), seen as [B, H, rows, width].
+fn seen_as_bhlw(t: Arc<Tensor>, blhe: bool) -> Arc<Tensor> {
+    match blhe {
+        true => Arc::new(t.transpose(1, 2)),
+        false => t,
     }
 }

@@ -648,7 +648,8 @@ impl Compute for Kernels {
             exec_attention::forward(l, &d, (v[0], v[1], v[2]), v.get(3).copied(), how)
         })?;
         let lse = outs.pop().expect("two outputs");
-        Ok((outs.pop().expect("two outputs"), lse))
+        let out = outs.pop().expect("two outputs");
+        Ok((out, lse))
     }
 
     fn attention_backward(

@@ -10,7 +10,7 @@ use super::device_compute::Compute;
 use super::Runtime;
 use crate::error::Error;
 use crate::runtime::op::along::Along;
-use crate::runtime::op::attention::{Attend, Dims};
+use crate::runtime::op::attention::{blhe, Attend, Dims};
 use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
 use crate::runtime::op::factory::{Fill, Make, NewTensor};
 use crate::runtime::op::matmul::{matmul_dtypes, not_lined_up};
@@ -208,11 +208,11 @@ impl Compute for Meta {
         _: &mut Runtime,
         (q, k, v): (&Tensor, &Tensor, &Tensor),
         bias: Option<&Tensor>,
-        _: &Attend,
+        how: &Attend,
     ) -> Result<(Tensor, Tensor), Error> {
         let d = Dims::of(q, k, v, bias)?;
         Ok((
-            meta(vec![d.b, d.h, d.l, d.ev], q.dtype()),
+            meta(made_as(vec![d.b, d.h, d.l, d.ev], how.out_blhe), q.dtype()),
             meta(vec![d.b, d.h, d.l], Dims::lse_dtype(q.dtype())),
         ))
     }
@@ -226,7 +226,10 @@ impl Compute for Meta {
         _: Option<&Tensor>,
         _: &Attend,
     ) -> Result<(Tensor, Tensor, Tensor), Error> {
-        let m = |t: &Tensor| meta(t.shape().to_vec(), t.dtype());
+        let m = |t: &Tensor| {
+            let shape = made_as(t.shape().to_vec(), blhe(t.shape(), t.strides()));
+            meta(shape, t.dtype())
+        };
         Ok((m(q), m(k), m(v)))
     }
 
@@ -304,4 +307,13 @@ impl Compute for Meta {
     ) -> Result<(), Error> {
         Ok(())
     }
+}
+
+/// A fused attention's [B, H, rows, width] result as the device makes it:
+/// [B, rows, H, width] when `blhe` (the op layer transposes it back).
+fn made_as(mut shape: Vec<usize>, blhe: bool) -> Vec<usize> {
+    if blhe {
+        shape.swap(1, 2);
+    }
+    shape
 }

@@ -16,6 +16,32 @@ pub struct Attend {
     pub scale: f64,
     /// Query row `i` sees keys `0..=i` only (the upper-left causal mask).
     pub causal: bool,
+    /// The output laid out as [B, L, H, Ev] (seen as [B, H, L, Ev]), as
+    /// PyTorch's GPU kernels always and its CPU kernel for such a query
+    /// make it; else row-major [B, H, L, Ev].
+    pub out_blhe: bool,
+}
+
+/// Whether a [B, H, L, E] `shape` with `strides` lies as [B, L, H, E] (a
+/// `transpose(1, 2)` of a row-major tensor, as a model's heads are split).
+pub fn blhe(shape: &[usize], strides: &[isize]) -> bool {
+    match (shape, strides) {
+        ([_, h, l, e], [s0, s1, s2, s3]) => {
+            let (h, l, e) = (*h as isize, *l as isize, *e as isize);
+            *s3 == 1 && *s1 == e && *s2 == h * e && *s0 == l * h * e && h > 1
+        }
+        _ => false,
+    }
+}
+
+/// Element strides of a [B, H, L, W] result, laid out as [B, L, H, W]
+/// when `blhe`.
+pub fn strides(d: (usize, usize, usize, usize), blhe: bool) -> [usize; 4] {
+    let (_, h, l, w) = d;
+    match blhe {
+        true => [l * h * w, w, h * w, 1],
+        false => [h * l * w, l * w, w, 1],
+    }
 }
 
 /// The sizes of a fused attention: batch, heads, query rows `l`, key rows

@@ -7,7 +7,7 @@
 //! Sums are in f64, rounded once to the inputs' dtype.
 
 use super::super::buffer::Stored;
-use super::super::op::attention::{Attend, Dims};
+use super::super::op::attention::{blhe, strides, Attend, Dims};
 use super::super::parallel;
 use super::super::shape::contiguous_strides;
 use super::super::Tensor;
@@ -61,7 +61,8 @@ impl Rows {
     }
 }
 
-/// `(out [B, H, L, Ev], logsumexp [B, H, L])` of `q`, `k`, `v` and an
+/// `(out [B, H, L, Ev] (as [B, L, H, Ev] when `how.out_blhe`), logsumexp
+/// [B, H, L])` of `q`, `k`, `v` and an
 /// additive `bias`: a row no key may be seen from gives zeros and -inf.
 pub fn forward(
     q: &Tensor,
@@ -100,9 +101,27 @@ pub fn forward(
         lse.extend(l);
     }
     let dt = q.dtype();
-    let out = Tensor::new(f64::into_buffer(out), vec![d.b, d.h, d.l, d.ev], q.device());
+    let out = laid_out(out, (d.b, d.h, d.l, d.ev), how.out_blhe, q);
     let lse = Tensor::new(f64::into_buffer(lse), vec![d.b, d.h, d.l], q.device());
-    (out.cast(dt), lse.cast(Dims::lse_dtype(dt)))
+    (out, lse.cast(Dims::lse_dtype(dt)))
+}
+
+/// Row-major [B, H, L, W] values as a tensor of `like`'s dtype and device,
+/// or as a row-major [B, L, H, W] when `blhe` (the op layer shows it
+/// through `transpose(1, 2)`).
+fn laid_out(x: Vec<f64>, dims: (usize, usize, usize, usize), blhe: bool, like: &Tensor) -> Tensor {
+    let (b, h, l, w) = dims;
+    if !blhe {
+        return Tensor::new(f64::into_buffer(x), vec![b, h, l, w], like.device())
+            .cast(like.dtype());
+    }
+    let st = strides(dims, true);
+    let mut y = vec![0.0; x.len()];
+    for (at, v) in x.into_iter().enumerate() {
+        let (bi, hi, li, wi) = (at / (h * l * w), at / (l * w) % h, at / w % l, at % w);
+        y[bi * st[0] + hi * st[1] + li * st[2] + wi] = v;
+    }
+    Tensor::new(f64::into_buffer(y), vec![b, l, h, w], like.device()).cast(like.dtype())
 }
 
 /// The gradients `(dq, dk, dv)` of a fused attention whose output `out`
@@ -169,13 +188,9 @@ pub fn backward(
         dk.extend(b);
         dv.extend(c);
     }
-    let dt = q.dtype();
-    let make = |x: Vec<f64>, shape: Vec<usize>| {
-        Tensor::new(f64::into_buffer(x), shape, q.device()).cast(dt)
-    };
     (
-        make(dq, vec![d.b, d.h, d.l, d.e]),
-        make(dk, vec![d.b, d.h, d.s, d.e]),
-        make(dv, vec![d.b, d.h, d.s, d.ev]),
+        laid_out(dq, (d.b, d.h, d.l, d.e), blhe(q.shape(), q.strides()), q),
+        laid_out(dk, (d.b, d.h, d.s, d.e), blhe(k.shape(), k.strides()), q),
+        laid_out(dv, (d.b, d.h, d.s, d.ev), blhe(v.shape(), v.strides()), q),
     )
 }
