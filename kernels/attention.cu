@@ -32,25 +32,15 @@ __device__ __forceinline__ double attn_score(const AttentionArgs& p, i64 b, i64 
     return dot;
 }
 
+// Element (b, h, row, c) of an operand read through its strides `s`.
 template <class T>
-__device__ __forceinline__ double attn_v(const AttentionArgs& p, i64 b, i64 h, i64 j, i64 c) {
-    return to_f64(((const T*)p.v)[b * p.vs[0] + h * p.vs[1] + j * p.vs[2] + c * p.vs[3]]);
+__device__ __forceinline__ double attn_read(const void* x, const i64* s, i64 b, i64 h, i64 row, i64 c) {
+    return to_f64(((const T*)x)[b * s[0] + h * s[1] + row * s[2] + c * s[3]]);
 }
-
-template <class T>
-__device__ __forceinline__ double attn_dout(const AttentionArgs& p, i64 b, i64 h, i64 i, i64 c) {
-    return to_f64(((const T*)p.dout)[b * p.gs[0] + h * p.gs[1] + i * p.gs[2] + c * p.gs[3]]);
-}
-
-template <class T>
-__device__ __forceinline__ double attn_q(const AttentionArgs& p, i64 b, i64 h, i64 i, i64 c) {
-    return to_f64(((const T*)p.q)[b * p.qs[0] + h * p.qs[1] + i * p.qs[2] + c * p.qs[3]]);
-}
-
-template <class T>
-__device__ __forceinline__ double attn_k(const AttentionArgs& p, i64 b, i64 h, i64 j, i64 c) {
-    return to_f64(((const T*)p.k)[b * p.ks[0] + h * p.ks[1] + j * p.ks[2] + c * p.ks[3]]);
-}
+#define attn_v(p, b, h, j, c) attn_read<T>(p.v, p.vs, b, h, j, c)
+#define attn_dout(p, b, h, i, c) attn_read<T>(p.dout, p.gs, b, h, i, c)
+#define attn_q(p, b, h, i, c) attn_read<T>(p.q, p.qs, b, h, i, c)
+#define attn_k(p, b, h, j, c) attn_read<T>(p.k, p.ks, b, h, j, c)
 
 // Row r = (b, h, i): its log-sum-exp, then its output.
 template <class T> __device__ __forceinline__ void attention_kernel(const AttentionArgs& p) {
@@ -79,7 +69,7 @@ template <class T> __device__ __forceinline__ void attention_kernel(const Attent
             for (i64 c = 0; c < w; ++c) acc[c] = 0.0;
             for (i64 j = 0; j < p.s; ++j) {
                 double pr = exp(attn_score<T>(p, b, h, i, j) - ls);
-                for (i64 c = 0; c < w; ++c) acc[c] += pr * attn_v<T>(p, b, h, j, c0 + c);
+                for (i64 c = 0; c < w; ++c) acc[c] += pr * attn_v(p, b, h, j, c0 + c);
             }
             for (i64 c = 0; c < w; ++c) out[attn_at(p.os, b, h, i) + c0 + c] = from_f64<T>(acc[c]);
         }
@@ -95,7 +85,7 @@ template <class T> __device__ __forceinline__ void attention_backward_q_kernel(c
     GRID_LOOP(r, p.b * p.h * p.l) {
         i64 i = r % p.l, h = (r / p.l) % p.h, b = r / (p.l * p.h);
         double delta = 0.0;
-        for (i64 c = 0; c < p.ev; ++c) delta += attn_dout<T>(p, b, h, i, c) * to_f64(out[attn_at(p.os, b, h, i) + c]);
+        for (i64 c = 0; c < p.ev; ++c) delta += attn_dout(p, b, h, i, c) * to_f64(out[attn_at(p.os, b, h, i) + c]);
         p.delta[r] = delta;
         double ls = (double)lse[r];
         for (i64 c0 = 0; c0 < p.e; c0 += ATTN_CHUNK) {
@@ -106,9 +96,9 @@ template <class T> __device__ __forceinline__ void attention_backward_q_kernel(c
                 for (i64 j = 0; j < p.s; ++j) {
                     double pr = exp(attn_score<T>(p, b, h, i, j) - ls);
                     double dp = 0.0;
-                    for (i64 c = 0; c < p.ev; ++c) dp += attn_dout<T>(p, b, h, i, c) * attn_v<T>(p, b, h, j, c);
+                    for (i64 c = 0; c < p.ev; ++c) dp += attn_dout(p, b, h, i, c) * attn_v(p, b, h, j, c);
                     double ds = pr * (dp - delta) * p.scale;
-                    for (i64 c = 0; c < w; ++c) acc[c] += ds * attn_k<T>(p, b, h, j, c0 + c);
+                    for (i64 c = 0; c < w; ++c) acc[c] += ds * attn_k(p, b, h, j, c0 + c);
                 }
             }
             for (i64 c = 0; c < w; ++c) dq[attn_at(p.dqs, b, h, i) + c0 + c] = from_f64<T>(acc[c]);
@@ -133,7 +123,7 @@ template <class T> __device__ __forceinline__ void attention_backward_kv_kernel(
                 double ls = (double)lse[rows + i];
                 if (ls == -attn_inf()) continue;
                 double pr = exp(attn_score<T>(p, b, h, i, j) - ls);
-                for (i64 c = 0; c < w; ++c) acc[c] += pr * attn_dout<T>(p, b, h, i, c0 + c);
+                for (i64 c = 0; c < w; ++c) acc[c] += pr * attn_dout(p, b, h, i, c0 + c);
             }
             for (i64 c = 0; c < w; ++c) dv[attn_at(p.dvs, b, h, j) + c0 + c] = from_f64<T>(acc[c]);
         }
@@ -146,9 +136,9 @@ template <class T> __device__ __forceinline__ void attention_backward_kv_kernel(
                 if (ls == -attn_inf()) continue;
                 double pr = exp(attn_score<T>(p, b, h, i, j) - ls);
                 double dp = 0.0;
-                for (i64 c = 0; c < p.ev; ++c) dp += attn_dout<T>(p, b, h, i, c) * attn_v<T>(p, b, h, j, c);
+                for (i64 c = 0; c < p.ev; ++c) dp += attn_dout(p, b, h, i, c) * attn_v(p, b, h, j, c);
                 double ds = pr * (dp - p.delta[rows + i]) * p.scale;
-                for (i64 c = 0; c < w; ++c) acc[c] += ds * attn_q<T>(p, b, h, i, c0 + c);
+                for (i64 c = 0; c < w; ++c) acc[c] += ds * attn_q(p, b, h, i, c0 + c);
             }
             for (i64 c = 0; c < w; ++c) dk[attn_at(p.dks, b, h, j) + c0 + c] = from_f64<T>(acc[c]);
         }

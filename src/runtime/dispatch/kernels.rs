@@ -46,23 +46,8 @@ impl Runtime {
         inputs: &[&Tensor],
         f: impl FnOnce(&OnDevice, &[View<DevMem>]) -> Result<Out<DevMem>, Error>,
     ) -> Result<Tensor, Error> {
-        // A fault (or a DataLoader worker's refusal) before the launcher
-        // allocates the output: nothing reaches the device.
-        self.check_fault(d)?;
-        let out = {
-            let l = self.on_device(d).ok_or_else(no_driver)?;
-            let operands = inputs
-                .iter()
-                .map(|t| self.operand(&l, t))
-                .collect::<Result<Vec<Operand>, Error>>()?;
-            let views: Vec<View<DevMem>> = operands
-                .iter()
-                .zip(inputs)
-                .map(|(o, t)| o.view(t))
-                .collect();
-            f(&l, &views)?
-        };
-        self.launched(d, out)
+        let mut outs = self.kernels_n(d, inputs, |l, v| Ok(vec![f(l, v)?]))?;
+        Ok(outs.pop().expect("one output"))
     }
 
     /// As `kernels`, for ops of one input and two outputs (sort, topk).
@@ -88,6 +73,8 @@ impl Runtime {
         inputs: &[&Tensor],
         f: impl FnOnce(&OnDevice, &[View<DevMem>]) -> Result<Vec<Out<DevMem>>, Error>,
     ) -> Result<Vec<Tensor>, Error> {
+        // A fault (or a DataLoader worker's refusal) before the launcher
+        // allocates the output: nothing reaches the device.
         self.check_fault(d)?;
         let outs = {
             let l = self.on_device(d).ok_or_else(no_driver)?;
