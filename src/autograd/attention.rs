@@ -1,13 +1,15 @@
 //! `torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask,
 //! dropout_p, is_causal, scale)`: `softmax(q @ k.mT * scale + mask) @ v`,
-//! computed as PyTorch's math path (`_scaled_dot_product_attention_math`
-//! in `attention.cpp`): `q` and `k.mT` each scaled by `sqrt(scale)` before
-//! the product, a boolean mask made 0 where it holds and -inf elsewhere,
-//! `is_causal` a lower-triangular such mask, dropout on the weights. Each
-//! step is recorded as its own node (`MulBackward1`, `TransposeBackward0`,
-//! the products, `AddBackward0`, `SoftmaxBackward0`, with a mask
-//! `SafeSoftmaxBackward0`); PyTorch's fused CPU
-//! and CUDA kernels record the whole as one node instead.
+//! by the kernel PyTorch would choose (`sdp.rs`): a fused one (flash on the
+//! CPU or a GPU, memory-efficient on a GPU: the op layer's
+//! `Runtime::attention`, one node saving the output and each row's
+//! log-sum-exp, no [L, S] weights stored), or PyTorch's math path
+//! (`_scaled_dot_product_attention_math`): `q` and `k.mT` each scaled by
+//! `sqrt(scale)` before the product, a boolean mask made 0 where it holds
+//! and -inf elsewhere, `is_causal` a lower-triangular such mask, dropout on
+//! the weights, each step its own node (`MulBackward1`,
+//! `TransposeBackward0`, the products, `AddBackward0`, `SoftmaxBackward0`,
+//! with a mask `SafeSoftmaxBackward0`).
 
 use std::sync::Arc;
 
