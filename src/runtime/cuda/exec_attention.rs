@@ -7,7 +7,7 @@ use super::args::AttentionArgs;
 use super::exec::{no_kernel, Launcher, Out, View};
 use super::source;
 use crate::error::Error;
-use crate::runtime::op::attention::{blhe, strides, Attend, Dims};
+use crate::runtime::op::attention::{blhe, broadcast4, strides, Attend, Dims};
 use crate::runtime::DType;
 
 /// Query, key and value in device memory.
@@ -18,14 +18,7 @@ fn kernel(op: &str, dt: DType) -> Result<crate::runtime::driver::Kernel, Error> 
 }
 
 fn strides4(v: &View<impl Sized>) -> [i64; 4] {
-    let mut out = [0i64; 4];
-    let n = v.shape.len();
-    for (i, (&size, &stride)) in v.shape.iter().zip(v.strides).enumerate() {
-        if size != 1 {
-            out[4 - n + i] = stride as i64;
-        }
-    }
-    out
+    broadcast4(v.shape, v.strides).map(|x| x as i64)
 }
 
 fn new_out<L: Launcher>(l: &L, dtype: DType, shape: Vec<usize>) -> Result<Out<L::Mem>, Error> {

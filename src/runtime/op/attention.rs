@@ -34,6 +34,19 @@ pub fn blhe(shape: &[usize], strides: &[isize]) -> bool {
     }
 }
 
+/// The strides of a tensor of at most 4 dims as a [B, H, L, S] operand
+/// broadcast to it: right-aligned, 0 where a size is 1.
+pub fn broadcast4(shape: &[usize], strides: &[isize]) -> [isize; 4] {
+    let mut out = [0isize; 4];
+    let n = shape.len();
+    for (i, (&size, &stride)) in shape.iter().zip(strides).enumerate() {
+        if size != 1 {
+            out[4 - n + i] = stride;
+        }
+    }
+    out
+}
+
 /// Element strides of a [B, H, L, W] result, laid out as [B, L, H, W]
 /// when `blhe`.
 pub fn strides(d: (usize, usize, usize, usize), blhe: bool) -> [usize; 4] {

@@ -7,7 +7,7 @@
 //! Sums are in f64, rounded once to the inputs' dtype.
 
 use super::super::buffer::Stored;
-use super::super::op::attention::{blhe, strides, Attend, Dims};
+use super::super::op::attention::{blhe, broadcast4, strides, Attend, Dims};
 use super::super::parallel;
 use super::super::shape::contiguous_strides;
 use super::super::Tensor;
@@ -25,13 +25,7 @@ impl Rows {
     fn read(q: &Tensor, k: &Tensor, v: &Tensor, bias: Option<&Tensor>) -> Rows {
         let bias = bias.map(|t| {
             let own = contiguous_strides(t.shape());
-            let mut strides = [0usize; 4];
-            let n = t.ndim();
-            for (i, (&size, &stride)) in t.shape().iter().zip(&own).enumerate() {
-                if size != 1 {
-                    strides[4 - n + i] = stride as usize;
-                }
-            }
+            let strides = broadcast4(t.shape(), &own).map(|x| x as usize);
             (t.to_vec::<f64>(), strides)
         });
         Rows {
