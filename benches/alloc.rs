@@ -136,13 +136,13 @@ fn steady(cycles: usize, size: impl Fn(u64) -> usize) -> Steady {
             a.free(live.swap_remove(j));
         }
         if i == cycles * 3 / 10 {
-            peak_at_warmup = a.stats().reserved.peak;
+            peak_at_warmup = a.stats().reserved_bytes.all.peak;
         }
     }
     Steady {
         ns_per_cycle: t.elapsed().as_nanos() as f64 / cycles as f64,
         peak_at_warmup,
-        final_peak: a.stats().reserved.peak,
-        allocated_peak: a.stats().allocated.peak,
+        final_peak: a.stats().reserved_bytes.all.peak,
+        allocated_peak: a.stats().allocated_bytes.all.peak,
     }
 }

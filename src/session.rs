@@ -435,9 +435,9 @@ impl Session {
             .filter_map(|i| {
                 self.devices.gpu(i).map(|mut a| DeviceStatus {
                     index: i,
-                    allocated: a.allocator.stats().allocated.current,
-                    reserved: a.allocator.stats().reserved.current,
-                    peak_allocated: a.allocator.stats().allocated.peak,
+                    allocated: a.allocator.stats().allocated_bytes.all.current,
+                    reserved: a.allocator.stats().reserved_bytes.all.current,
+                    peak_allocated: a.allocator.stats().allocated_bytes.all.peak,
                     streams: a
                         .busy_streams()
                         .into_iter()

@@ -1,14 +1,21 @@
 //! The caching allocator's invariants under random use: blocks tile each
-//! segment, nothing overlaps, the stats equal a recount, and everything goes
-//! back to the device once freed and `empty_cache()` runs.
+//! segment, nothing overlaps, every statistic's current value (per pool,
+//! inactive splits included) equals a recount, and everything goes back to
+//! the device once freed and `empty_cache()` runs; and PyTorch's figures for
+//! a few allocations worked out by its rules.
 
 use cudash::runtime::alloc::{Block, CachingAllocator, Capacity};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
 enum Op {
-    Alloc { size: usize, stream: u32 },
+    Alloc {
+        size: usize,
+        stream: u32,
+    },
     Free(usize),
+    /// Freed by its tensor while another stream uses it (`record_stream`).
+    FreeLater(usize),
     EmptyCache,
 }
 
@@ -17,6 +24,7 @@ fn op() -> impl Strategy<Value = Op> {
         6 => (prop_oneof![1usize..4096, 4096usize..(2 << 20), (1usize << 20)..(24 << 20)], 0u32..3)
             .prop_map(|(size, stream)| Op::Alloc { size, stream }),
         5 => any::<usize>().prop_map(Op::Free),
+        2 => any::<usize>().prop_map(Op::FreeLater),
         1 => Just(Op::EmptyCache),
     ]
 }
@@ -28,6 +36,7 @@ proptest! {
     fn invariants_hold_under_random_use(ops in prop::collection::vec(op(), 1..120)) {
         let mut a = CachingAllocator::new(Capacity::new(256 << 20));
         let mut live: Vec<Block> = Vec::new();
+        let mut waiting: Vec<Block> = Vec::new();
         for op in ops {
             match op {
                 Op::Alloc { size, stream } => {
@@ -43,11 +52,19 @@ proptest! {
                         live.push(b);
                     }
                 }
+                // A free completes a block waiting for a stream first.
+                Op::Free(_) if !waiting.is_empty() => a.free(waiting.remove(0)),
                 Op::Free(i) if !live.is_empty() => {
                     let b = live.swap_remove(i % live.len());
                     a.free(b);
                 }
                 Op::Free(_) => {}
+                Op::FreeLater(i) if !live.is_empty() => {
+                    let b = live.swap_remove(i % live.len());
+                    a.free_later(b);
+                    waiting.push(b);
+                }
+                Op::FreeLater(_) => {}
                 Op::EmptyCache => {
                     a.empty_cache();
                 }
@@ -55,14 +72,14 @@ proptest! {
             if let Err(e) = a.check() {
                 prop_assert!(false, "{e}");
             }
-            prop_assert!(a.stats().reserved.current as usize <= 256 << 20);
+            prop_assert!(a.stats().reserved_bytes.all.current as usize <= 256 << 20);
         }
-        for b in live.drain(..) {
+        for b in live.drain(..).chain(waiting.drain(..)) {
             a.free(b);
         }
         a.empty_cache();
-        prop_assert_eq!(a.stats().reserved.current, 0);
-        prop_assert_eq!(a.stats().allocated.current, 0);
+        prop_assert_eq!(a.stats().reserved_bytes.all.current, 0);
+        prop_assert_eq!(a.stats().allocated_bytes.all.current, 0);
         prop_assert_eq!(a.source().used, 0);
     }
 }
@@ -89,13 +106,88 @@ fn reserved_memory_stops_growing_under_a_steady_workload() {
             a.free(live.swap_remove(j));
         }
         if i == 100_000 {
-            reserved_after_warmup = a.stats().reserved.peak;
+            reserved_after_warmup = a.stats().reserved_bytes.all.peak;
         }
     }
     a.check().unwrap();
     assert_eq!(
-        a.stats().reserved.peak,
+        a.stats().reserved_bytes.all.peak,
         reserved_after_warmup,
         "reserved memory grew after warm-up"
     );
+}
+
+/// PyTorch's statistics for a few allocations, worked out by the rules of
+/// its `alloc_found_block`, `free` and `free_block`: a block split off a
+/// segment's free block is an inactive split until it merges back; a block
+/// freed while another stream uses it stops counting as allocated at once,
+/// and as active and requested only when the stream is done.
+#[test]
+fn statistics_are_pytorchs() {
+    let mut a = CachingAllocator::new(Capacity::new(1 << 30));
+    let x = a.malloc(4_000_000, 0).unwrap(); // 4000256 B of a 20 MiB segment
+    let y = a.malloc(40, 0).unwrap(); // 512 B of a 2 MiB segment
+    let z = a.malloc(400, 0).unwrap();
+    let s = a.stats();
+    assert_eq!(s.segment.all.current, 2);
+    assert_eq!(s.num_device_alloc, 2);
+    assert_eq!(s.inactive_split.large_pool.current, 1);
+    assert_eq!(
+        s.inactive_split_bytes.large_pool.current,
+        (20 << 20) - 4_000_256
+    );
+    // The small segment's rest was split once (a new inactive block), then
+    // shrunk by z's 512 B.
+    assert_eq!(s.inactive_split.small_pool.current, 1);
+    assert_eq!(s.inactive_split_bytes.small_pool.current, (2 << 20) - 1024);
+    assert_eq!(s.inactive_split_bytes.small_pool.allocated, (2 << 20) - 512);
+    assert_eq!(s.inactive_split_bytes.small_pool.freed, 512);
+
+    // y, at the segment's start beside z, cannot merge: one more inactive split.
+    a.free(y);
+    let s = a.stats();
+    assert_eq!(s.inactive_split.small_pool.current, 2);
+    assert_eq!(s.inactive_split_bytes.small_pool.current, (2 << 20) - 512);
+    assert_eq!(s.allocation.all.current, 2);
+    assert_eq!(s.allocation.all.allocated, 3);
+    assert_eq!(s.allocation.all.freed, 1);
+    assert_eq!(s.requested_bytes.small_pool.freed, 40);
+
+    // z waits for a stream: no longer allocated, still active and requested.
+    a.free_later(z);
+    let s = a.stats();
+    assert_eq!(s.allocated_bytes.small_pool.current, 0);
+    assert_eq!(s.active_bytes.small_pool.current, 512);
+    assert_eq!(s.requested_bytes.small_pool.current, 400);
+    assert_eq!(s.active.small_pool.current, 1);
+    // Done: z merges with both neighbours, and the segment is whole again.
+    a.free(z);
+    let s = a.stats();
+    assert_eq!(s.active.small_pool.current, 0);
+    assert_eq!(s.requested_bytes.small_pool.current, 0);
+    assert_eq!(s.inactive_split.small_pool.current, 0);
+    assert_eq!(s.inactive_split_bytes.small_pool.current, 0);
+    assert_eq!(s.inactive_split.small_pool.freed, 2);
+
+    a.free(x);
+    a.empty_cache();
+    let s = a.stats();
+    assert_eq!(s.segment.all.current, 0);
+    assert_eq!(s.num_device_free, 2);
+    assert_eq!(s.num_sync_all_streams, 1);
+    assert_eq!(s.reserved_bytes.all.freed, (20 << 20) + (2 << 20));
+    assert_eq!(s.allocated_bytes.all.peak, 4_000_256 + 1024);
+
+    // What memory_stats() returns: PyTorch 2.15's 123 keys, sorted.
+    let pairs = s.pairs();
+    assert_eq!(pairs.len(), 123);
+    assert!(pairs.windows(2).all(|w| w[0].0 < w[1].0));
+    let get = |k: &str| pairs.iter().find(|(n, _)| n == k).map(|p| p.1);
+    assert_eq!(get("max_split_size"), Some(-1));
+    assert_eq!(get("inactive_split.small_pool.freed"), Some(2));
+    assert_eq!(get("oversize_segments.peak"), Some(0));
+    a.reset_accumulated();
+    assert_eq!(a.stats().allocation.all.allocated, 0);
+    assert_eq!(a.stats().num_device_alloc, 0);
+    assert_eq!(a.stats().allocated_bytes.all.peak, 4_000_256 + 1024);
 }

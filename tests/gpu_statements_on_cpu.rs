@@ -145,6 +145,7 @@ fn every_cpu_example_in_the_help_runs() {
         "wait_event",
         "elapsed_time",
         "reset_peak_memory_stats",
+        "reset_accumulated_memory_stats",
         "memory_summary",
         "record_memory_history",
         "dump_snapshot",

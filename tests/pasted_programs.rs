@@ -277,6 +277,35 @@ fn the_cuda_tutorial_runs_on_simulated_gpus() {
         seconds("GPU Matrix Multiplication: "),
     );
     assert!(cpu > 0.0 && gpu < cpu / 10.0, "{cpu} {gpu}\n{got}");
+    // `memory_summary(abbreviated=True)` is PyTorch's table.
+    for line in [
+        "|                  PyTorch CUDA memory summary, device ID 0                 |",
+        "|        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  |",
+    ] {
+        assert!(
+            got.lines().any(|l| l == line),
+            "no line {line:?} in:\n{got}"
+        );
+    }
+    assert!(
+        got.lines()
+            .any(|l| l.starts_with("| Non-releasable memory |")),
+        "{got}"
+    );
+    assert!(!got.contains("from large pool"), "{got}");
+}
+
+/// `torch.cuda.memory_stats()` has PyTorch's keys (per pool, with the
+/// totals each statistic rose and fell by, inactive splits, the event
+/// counters) and `memory_summary()` prints PyTorch's table of them: the
+/// expected output is PyTorch 2.15's own `memory_summary` run on the
+/// figures cudash printed (`cuda_only/memory_summary_by_pytorch.py`).
+#[test]
+fn memory_summary_is_pytorchs_table() {
+    let program = pasted().join("cuda_only/memory_summary.py");
+    let want = std::fs::read_to_string(program.with_extension("py.expected")).unwrap();
+    let got = run(&program, &["--sim-devices", "1"]);
+    assert_eq!(got, want);
 }
 
 /// PyTorch's data parallelism tutorial, as pasted, on 2, 3 and 8

@@ -166,6 +166,38 @@ fn freeing_a_block_another_stream_uses_warns_without_record_stream() {
     assert!(warnings(&s.execute("del x")).is_empty());
 }
 
+/// As PyTorch's `empty_cache` (its `synchronize_and_free_events`): the
+/// blocks freed while another stream used them are waited for and come
+/// back, so their segments go back to the device too; a block another
+/// stream uses stays requested until then.
+#[test]
+fn empty_cache_waits_for_blocks_other_streams_use() {
+    let mut s = common::session();
+    let stat = |s: &mut Session, k: &str| -> i64 {
+        value(s, &format!("memory_stats()[\"{k}\"]"))
+            .parse()
+            .unwrap()
+    };
+    value(
+        &mut s,
+        "x = zeros(8 * 2**20, device=cuda:0)\nstream s {\n wait default\n y = x.sum()\n}\nx.record_stream(s)\ndel x",
+    );
+    assert_eq!(stat(&mut s, "requested_bytes.all.current"), (32 << 20) + 4);
+    assert_eq!(stat(&mut s, "allocated_bytes.all.current"), 512);
+    let syncs = |s: &mut Session| value(s, "profile { empty_cache() }");
+    let p = syncs(&mut s);
+    assert!(
+        p.lines()
+            .any(|l| l.trim_start().starts_with("host syncs") && l.trim_end().ends_with('1')),
+        "{p}"
+    );
+    assert_eq!(stat(&mut s, "num_sync_all_streams"), 1);
+    assert_eq!(stat(&mut s, "active_bytes.large_pool.current"), 0);
+    assert_eq!(stat(&mut s, "reserved_bytes.large_pool.current"), 0);
+    assert!(!value(&mut s, "mem map").contains("waiting"));
+    assert_eq!(s.check_invariants(), Ok(()));
+}
+
 #[test]
 fn blocks_waiting_for_a_stream_come_back_before_an_out_of_memory_error() {
     let mut s = common::sim_session(1, 64 << 20);

@@ -163,7 +163,16 @@ fn a_tensor_placed_in_a_device_block_keeps_its_elements() {
     assert!(b.is_contiguous());
     assert_eq!(t.to_vec::<f32>(), vec![0., 1., 2., 3., 4., 5.]);
     // The last view gone, each block goes back to the allocator.
-    let allocated = || devices.gpu(0).unwrap().allocator.stats().allocated.current;
+    let allocated = || {
+        devices
+            .gpu(0)
+            .unwrap()
+            .allocator
+            .stats()
+            .allocated_bytes
+            .all
+            .current
+    };
     assert_eq!(allocated(), 1024);
     drop((a, b));
     assert_eq!(allocated(), 0);

@@ -1,7 +1,7 @@
 //! Text for the caching allocators: `mem` tables, `mem map`, the `devices`
 //! table, and PyTorch-style `memory_stats()` keys.
 
-use crate::runtime::alloc::{BlockState, Pool, Stats, StreamId};
+use crate::runtime::alloc::{BlockState, Pool, Stat, StatArray, Stats, StreamId};
 use crate::runtime::backend::DeviceInfo;
 use crate::runtime::devices::DeviceAllocator;
 use crate::runtime::gpu::Gpu;
@@ -10,35 +10,6 @@ use crate::vocab::{bytes_of, human_bytes};
 
 fn h(b: u64) -> String {
     human_bytes(b as u128)
-}
-
-/// `memory_stats()` keys, named as PyTorch names them.
-pub fn stat_pairs(s: &Stats) -> Vec<(String, u64)> {
-    let mut out = Vec::new();
-    for (name, st) in [
-        ("allocated_bytes", s.allocated),
-        ("active_bytes", s.active),
-        ("reserved_bytes", s.reserved),
-        ("requested_bytes", s.requested),
-        ("allocation", s.allocations),
-        ("segment", s.segments),
-    ] {
-        out.push((format!("{name}.all.current"), st.current));
-        out.push((format!("{name}.all.peak"), st.peak));
-    }
-    out.push((
-        "segment.small_pool.current".into(),
-        s.small_segments.current,
-    ));
-    out.push((
-        "segment.large_pool.current".into(),
-        s.large_segments.current,
-    ));
-    out.push(("allocation.all.allocated".into(), s.total_allocations));
-    out.push(("segment.all.allocated".into(), s.total_segments));
-    out.push(("num_alloc_retries".into(), s.num_alloc_retries));
-    out.push(("num_ooms".into(), s.num_ooms));
-    out
 }
 
 pub fn host_stat_pairs(s: &HostStats) -> Vec<(String, u64)> {
@@ -61,18 +32,22 @@ pub type Row = (&'static str, String, String);
 pub fn summary_rows(info: &DeviceInfo, a: &DeviceAllocator) -> Vec<Row> {
     let s = a.stats();
     let free = a.device_free() as u64;
-    let unused = s.reserved.current - s.allocated.current;
+    let unused = s.reserved_bytes.all.current - s.allocated_bytes.all.current;
     vec![
         (
             "allocated (tensors)",
-            h(s.allocated.current),
-            h(s.allocated.peak),
+            h(s.allocated_bytes.all.current),
+            h(s.allocated_bytes.all.peak),
         ),
-        ("requested", h(s.requested.current), h(s.requested.peak)),
+        (
+            "requested",
+            h(s.requested_bytes.all.current),
+            h(s.requested_bytes.all.peak),
+        ),
         (
             "reserved (segments)",
-            h(s.reserved.current),
-            h(s.reserved.peak),
+            h(s.reserved_bytes.all.current),
+            h(s.reserved_bytes.all.peak),
         ),
         ("reserved but unused", h(unused), String::new()),
         (
@@ -91,11 +66,11 @@ pub fn summary_rows(info: &DeviceInfo, a: &DeviceAllocator) -> Vec<Row> {
 pub fn summary_footer(s: &Stats) -> String {
     format!(
         "blocks {} · segments {} (small {}, large {}) · allocations ever {} · retries {} · OOMs {}",
-        s.allocations.current,
-        s.segments.current,
-        s.small_segments.current,
-        s.large_segments.current,
-        s.total_allocations,
+        s.allocation.all.current,
+        s.segment.all.current,
+        s.segment.small_pool.current,
+        s.segment.large_pool.current,
+        s.allocation.all.allocated,
         s.num_alloc_retries,
         s.num_ooms
     )
@@ -304,3 +279,96 @@ pub fn cuda_collectives(nccl: Option<&str>) -> String {
 
 /// How the collectives line under `devices` begins.
 pub const COLLECTIVES: &str = "collectives: ";
+
+/// `torch.cuda.memory_summary(device, abbreviated)`: PyTorch's table of the
+/// allocator's statistics, line for line as PyTorch prints it (each row's
+/// units chosen from its all-pools figure).
+pub fn pytorch_summary(s: &Stats, device: u32, abbreviated: bool) -> String {
+    let rule = |c: &str| c.repeat(75);
+    let mut lines = vec![
+        rule("="),
+        format!(
+            " {:16} PyTorch CUDA memory summary, device ID {device:<17} ",
+            ""
+        ),
+        rule("-"),
+        format!(
+            "  {:9} CUDA OOMs: {:<12} | {:6} cudaMalloc retries: {:<8}  ",
+            "", s.num_ooms, "", s.num_alloc_retries
+        ),
+        rule("="),
+        "        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ".to_string(),
+    ];
+    type Format = fn(u64, f64) -> String;
+    let metrics: [(&StatArray, &str, Format); 9] = [
+        (&s.allocated_bytes, "Allocated memory", size_cell),
+        (&s.active_bytes, "Active memory", size_cell),
+        (&s.requested_bytes, "Requested memory", size_cell),
+        (&s.reserved_bytes, "GPU reserved memory", size_cell),
+        (&s.inactive_split_bytes, "Non-releasable memory", size_cell),
+        (&s.allocation, "Allocations", count_cell),
+        (&s.active, "Active allocs", count_cell),
+        (&s.segment, "GPU reserved segments", count_cell),
+        (&s.inactive_split, "Non-releasable allocs", count_cell),
+    ];
+    for (stat, name, cell) in metrics {
+        lines.push(rule("-"));
+        let mut rows = vec![(&stat.all, name)];
+        if !abbreviated {
+            rows.push((&stat.large_pool, "      from large pool"));
+            rows.push((&stat.small_pool, "      from small pool"));
+        }
+        for (st, label) in rows {
+            lines.push(summary_row(label, st, &stat.all, cell));
+        }
+    }
+    for (stat, name) in [
+        (&s.oversize_allocations, "Oversize allocations"),
+        (&s.oversize_segments, "Oversize GPU segments"),
+    ] {
+        lines.push(rule("-"));
+        lines.push(summary_row(name, stat, stat, count_cell));
+    }
+    lines.push(rule("="));
+    format!("|{}|\n", lines.join("|\n|"))
+}
+
+/// One row: the four figures, each in the units its all-pools figure takes.
+fn summary_row(label: &str, st: &Stat, units: &Stat, cell: fn(u64, f64) -> String) -> String {
+    format!(
+        " {label:<21} | {} | {} | {} | {} ",
+        cell(st.current, units.current as f64),
+        cell(st.peak, units.peak as f64),
+        cell(st.allocated, units.allocated as f64),
+        cell(st.freed, units.freed as f64),
+    )
+}
+
+/// Bytes in PyTorch's summary: B, KiB, MiB... while the reference figure
+/// is at least 768 of the next unit, whole units (rounded down).
+fn size_cell(mut n: u64, mut reference: f64) -> String {
+    let mut unit = "B  ";
+    for next in ["KiB", "MiB", "GiB", "TiB", "PiB"] {
+        if reference < 768.0 * 1024.0 {
+            break;
+        }
+        unit = next;
+        n /= 1024;
+        reference /= 1024.0;
+    }
+    format!("{n:6} {unit}")
+}
+
+/// Counts in PyTorch's summary: thousands (K) and millions (M) from 750 000.
+fn count_cell(mut n: u64, mut reference: f64) -> String {
+    let mut unit = " ";
+    for next in ["K", "M"] {
+        if reference < 750.0 * 1000.0 {
+            break;
+        }
+        unit = next;
+        n /= 1000;
+        reference /= 1000.0;
+    }
+    format!("{n:7} {unit} ")
+}

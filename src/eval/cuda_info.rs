@@ -111,7 +111,7 @@ impl Interp {
                     .rt
                     .devices
                     .gpu(d)
-                    .map_or(0, |g| g.allocator.stats().reserved.current);
+                    .map_or(0, |g| g.allocator.stats().reserved_bytes.all.current);
                 let total = info.total_memory;
                 Value::List(Arc::new(vec![
                     Value::Int(total.saturating_sub(reserved as usize) as i64),

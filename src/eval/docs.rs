@@ -276,7 +276,8 @@ docs! {
     Function Memory "empty_cache", "empty_cache()", "Releases every cached, unused segment back to the device.", "empty_cache()";
     Function Memory "reset_peak", "reset_peak(device=none)", "Resets the peak statistics of the caching allocator.", "reset_peak()";
     Function Memory "reset_peak_memory_stats", "reset_peak_memory_stats(device=none)", "PyTorch's name for `reset_peak`: the peak statistics start again from the current ones.", "reset_peak_memory_stats()";
-    Function Memory "memory_summary", "memory_summary(device=none, abbreviated=false)", "The text `mem` shows for one device (the cpu: pinned memory), as a string: `print(memory_summary())`, where PyTorch prints its longer table (`abbreviated` is taken; cudash's table is always the short one).", "x = ones(1000, device=cuda)\nprint(memory_summary())";
+    Function Memory "reset_accumulated_memory_stats", "reset_accumulated_memory_stats(device=none)", "PyTorch's reset of the totals in `memory_stats()` (each statistic's `allocated` and `freed`) and of its counters (`num_ooms`, `num_alloc_retries`, ...).", "reset_accumulated_memory_stats()";
+    Function Memory "memory_summary", "memory_summary(device=none, abbreviated=false)", "PyTorch's table of the allocator's statistics for one device, as a string: `print(memory_summary())`; `abbreviated=true` leaves out the rows per pool. (The cpu: the text `mem` shows for pinned memory.)", "x = ones(1000, device=cuda)\nprint(memory_summary())";
     Function Memory "memory_allocated", "memory_allocated(device=none)", "Bytes held by live tensors on a CUDA device.", "memory_allocated()";
     Function Memory "max_memory_allocated", "max_memory_allocated(device=none)", "Peak bytes held by tensors since the last reset_peak().", "max_memory_allocated()";
     Function Memory "memory_reserved", "memory_reserved(device=none)", "Bytes the caching allocator holds from the device (used and cached).", "memory_reserved()";

@@ -373,8 +373,8 @@ impl Interp {
                 let (allocated, reserved) = a
                     .map(|a| {
                         (
-                            a.allocator.stats().allocated.current,
-                            a.allocator.stats().reserved.current,
+                            a.allocator.stats().allocated_bytes.all.current,
+                            a.allocator.stats().reserved_bytes.all.current,
                         )
                     })
                     .unwrap_or((0, 0));

@@ -485,6 +485,18 @@ impl Gpu {
         !self.waiting.is_empty()
     }
 
+    /// The streams the blocks held back wait for, each once.
+    pub fn waited_streams(&self) -> Vec<StreamId> {
+        let mut out: Vec<StreamId> = self
+            .waiting
+            .iter()
+            .flat_map(|(_, w)| w.iter().map(|&(s, _)| s))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The streams a block held back at (segment, offset) waits for, for `mem map`.
     pub fn waits_at(&self, segment: u64, offset: usize) -> Vec<StreamId> {
         self.waiting

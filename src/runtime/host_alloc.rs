@@ -42,33 +42,33 @@ impl HostAllocator {
                 *n -= 1;
                 self.stats.cache_hits += 1;
             }
-            _ => self.stats.reserved.add(rounded as u64),
+            _ => self.stats.reserved.increase(rounded as u64),
         }
-        self.stats.allocated.add(rounded as u64);
-        self.stats.allocations.add(1);
+        self.stats.allocated.increase(rounded as u64);
+        self.stats.allocations.increase(1);
         self.stats.total_allocations += 1;
         rounded
     }
 
     pub fn free(&mut self, rounded: usize) {
         *self.cached.entry(rounded).or_default() += 1;
-        self.stats.allocated.sub(rounded as u64);
-        self.stats.allocations.sub(1);
+        self.stats.allocated.decrease(rounded as u64);
+        self.stats.allocations.decrease(1);
     }
 
     pub fn register(&mut self, bytes: usize) {
-        self.stats.registered.add(bytes as u64);
+        self.stats.registered.increase(bytes as u64);
     }
 
     pub fn unregister(&mut self, bytes: usize) {
-        self.stats.registered.sub(bytes as u64);
+        self.stats.registered.decrease(bytes as u64);
     }
 
     /// Releases cached blocks; returns the bytes released.
     pub fn empty_cache(&mut self) -> usize {
         let bytes: usize = self.cached.iter().map(|(size, n)| size * n).sum();
         self.cached.clear();
-        self.stats.reserved.sub(bytes as u64);
+        self.stats.reserved.decrease(bytes as u64);
         bytes
     }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::super::args::Bound;
 use super::super::{Interp, Output, Value};
-use crate::display::memory::{host_stat_pairs, stat_pairs};
+use crate::display::memory::host_stat_pairs;
 use crate::error::{Diagnostic, Error};
 use crate::runtime::alloc::history::DEFAULT_MAX_ENTRIES;
 use crate::runtime::alloc::Stats;
@@ -18,9 +18,9 @@ use crate::vocab::human_bytes;
 pub(super) fn empty_cache(
     me: &mut Interp,
     _: &'static str,
-    _: &Bound,
+    b: &Bound,
 ) -> Result<Value, Diagnostic> {
-    me.rt.empty_cache();
+    me.rt.empty_cache().map_err(|e| e.at(b.span))?;
     Ok(Value::None)
 }
 
@@ -75,6 +75,21 @@ pub(super) fn reset_peak(me: &mut Interp, _: &'static str, b: &Bound) -> Result<
     Ok(Value::None)
 }
 
+/// `reset_accumulated_memory_stats(device=none)`: the totals and the
+/// counters of `memory_stats()` start again from zero (cpu: nothing to reset).
+pub(super) fn reset_accumulated(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    if let Device::Cuda(d) = stats_device(me, b)? {
+        if let Some(mut g) = me.rt.devices.gpu(d) {
+            g.allocator.reset_accumulated();
+        }
+    }
+    Ok(Value::None)
+}
+
 /// `memory_allocated`, `max_memory_allocated`, `memory_reserved`, `max_memory_reserved`.
 pub(super) fn stat(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (allocated, reserved) = match stats_device(me, b)? {
@@ -84,7 +99,7 @@ pub(super) fn stat(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
         }
         Device::Cuda(d) => {
             let s = allocator_stats(me, d, b)?;
-            (s.allocated, s.reserved)
+            (s.allocated_bytes.all, s.reserved_bytes.all)
         }
     };
     let v = match name {
@@ -98,13 +113,16 @@ pub(super) fn stat(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
 
 pub(super) fn stats(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let pairs = match stats_device(me, b)? {
-        Device::Cpu | Device::Meta => host_stat_pairs(me.rt.devices.host().stats()),
-        Device::Cuda(d) => stat_pairs(&allocator_stats(me, d, b)?),
+        Device::Cpu | Device::Meta => host_stat_pairs(me.rt.devices.host().stats())
+            .into_iter()
+            .map(|(k, v)| (k, v as i64))
+            .collect(),
+        Device::Cuda(d) => allocator_stats(me, d, b)?.pairs(),
     };
     Ok(Value::Dict(PyDict::new(
         pairs
             .into_iter()
-            .map(|(k, v)| (k.into(), Value::Int(v as i64)))
+            .map(|(k, v)| (k.into(), Value::Int(v)))
             .collect(),
     )))
 }
@@ -134,21 +152,19 @@ fn stats_device(me: &Interp, b: &Bound) -> Result<Device, Diagnostic> {
     }
 }
 
-/// `memory_summary(device=none)`: PyTorch's `torch.cuda.memory_summary`,
-/// the text of `mem` for one device (the cpu: pinned host memory), as a
-/// string to `print`.
+/// `memory_summary(device=none, abbreviated=false)`: PyTorch's
+/// `torch.cuda.memory_summary`, its table of the device's allocator
+/// statistics as a string to `print` (the cpu: the text of `mem` for pinned
+/// host memory, which PyTorch has no summary of).
 pub(super) fn summary(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let text = match stats_device(me, b)? {
         Device::Cpu | Device::Meta => {
             crate::display::memory::host_summary(me.rt.devices.host().stats())
         }
         Device::Cuda(d) => {
-            let info = me.rt.devices.info(d).cloned();
-            let gpu = me.rt.devices.gpu(d);
-            match (info, gpu) {
-                (Some(info), Some(gpu)) => crate::display::memory::summary(&info, &gpu.allocator),
-                _ => return Err(Error::value("no such device").at(b.span)),
-            }
+            let abbreviated = b.bool("abbreviated", false)?;
+            let stats = allocator_stats(me, d, b)?;
+            crate::display::memory::pytorch_summary(&stats, d, abbreviated)
         }
     };
     Ok(Value::Str(text.into()))

@@ -272,6 +272,7 @@ static BUILTINS: &[(&str, Handler)] = &[
         memory::set_memory_fraction,
     ),
     ("reset_peak_memory_stats", memory::reset_peak),
+    ("reset_accumulated_memory_stats", memory::reset_accumulated),
     ("memory_summary", memory::summary),
     ("memory_allocated", memory::stat),
     ("max_memory_allocated", memory::stat),

@@ -3,16 +3,20 @@
 
 use std::collections::BTreeSet;
 
-use super::{BlockState, CachingAllocator, Pool, SegmentSource, StreamId, NIL};
+use super::{BlockState, CachingAllocator, Pool, SegmentSource, Stats, StreamId, NIL};
 
 impl<S: SegmentSource> CachingAllocator<S> {
     /// Checks the invariants: blocks tile each segment, the links agree, the free
     /// index matches the blocks, and the stats equal a recount.
     pub fn check(&self) -> Result<(), String> {
-        let (mut allocated, mut requested, mut count, mut reserved) = (0u64, 0u64, 0u64, 0u64);
+        // Per pool, what each statistic's current value must be.
+        let mut counted = Stats::default();
         let mut free_keys = BTreeSet::new();
         for s in self.segments.values() {
-            reserved += s.size as u64;
+            let pool = s.pool;
+            counted.segment.increase(pool, 1);
+            counted.reserved_bytes.increase(pool, s.size as u64);
+            let split = self.nodes[s.first as usize].next != NIL;
             let (mut at, mut prev, mut prev_free) = (0usize, NIL, false);
             let mut i = s.first;
             while i != NIL {
@@ -24,6 +28,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                     ));
                 }
                 at += n.size;
+                let size = n.size as u64;
                 match n.state {
                     BlockState::Free => {
                         if prev_free {
@@ -33,15 +38,26 @@ impl<S: SegmentSource> CachingAllocator<S> {
                             ));
                         }
                         free_keys.insert((s.pool, s.stream, n.size, i));
+                        if split {
+                            counted.inactive_split.increase(pool, 1);
+                            counted.inactive_split_bytes.increase(pool, size);
+                        }
                         prev_free = true;
                     }
-                    BlockState::Allocated { requested: r } => {
-                        allocated += n.size as u64;
-                        requested += r as u64;
-                        count += 1;
+                    BlockState::Allocated { requested } => {
+                        counted.allocation.increase(pool, 1);
+                        counted.allocated_bytes.increase(pool, size);
+                        counted.active.increase(pool, 1);
+                        counted.active_bytes.increase(pool, size);
+                        counted.requested_bytes.increase(pool, requested as u64);
                         prev_free = false;
                     }
-                    BlockState::Waiting { .. } => prev_free = false,
+                    BlockState::Waiting { requested } => {
+                        counted.active.increase(pool, 1);
+                        counted.active_bytes.increase(pool, size);
+                        counted.requested_bytes.increase(pool, requested as u64);
+                        prev_free = false;
+                    }
                 }
                 prev = i;
                 i = n.next;
@@ -56,25 +72,33 @@ impl<S: SegmentSource> CachingAllocator<S> {
         if free_keys != self.indexed() {
             return Err("the free-block index does not match the segments".into());
         }
-        let st = &self.stats;
-        let recount = (
-            allocated,
-            requested,
-            count,
-            reserved,
-            self.segments.len() as u64,
-        );
-        let recorded = (
-            st.allocated.current,
-            st.requested.current,
-            st.allocations.current,
-            st.reserved.current,
-            st.segments.current,
-        );
-        if recount != recorded {
-            return Err(format!(
-                "stats {recorded:?} differ from a recount {recount:?}"
-            ));
+        let currents = |st: &Stats| -> Vec<(&'static str, [u64; 3])> {
+            [
+                ("allocation", &st.allocation),
+                ("segment", &st.segment),
+                ("active", &st.active),
+                ("inactive_split", &st.inactive_split),
+                ("allocated_bytes", &st.allocated_bytes),
+                ("reserved_bytes", &st.reserved_bytes),
+                ("active_bytes", &st.active_bytes),
+                ("inactive_split_bytes", &st.inactive_split_bytes),
+                ("requested_bytes", &st.requested_bytes),
+            ]
+            .into_iter()
+            .map(|(name, a)| {
+                let c = [a.all.current, a.large_pool.current, a.small_pool.current];
+                (name, c)
+            })
+            .collect()
+        };
+        for ((name, recorded), (_, recount)) in
+            currents(&self.stats).into_iter().zip(currents(&counted))
+        {
+            if recorded != recount {
+                return Err(format!(
+                    "{name} (all, large pool, small pool) {recorded:?} differs from a recount {recount:?}"
+                ));
+            }
         }
         Ok(())
     }

@@ -12,10 +12,12 @@ mod bins;
 mod capacity;
 mod check;
 pub mod history;
+mod stats;
 
 use bins::Bins;
 pub use capacity::Capacity;
 use history::{Action, Frame, History};
+pub use stats::{Stat, StatArray, Stats, NO_MAX_SPLIT_SIZE};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -122,48 +124,6 @@ struct Node {
 }
 
 const NIL: u32 = u32::MAX;
-
-/// A statistic's current and peak value.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Stat {
-    pub current: u64,
-    pub peak: u64,
-}
-
-impl Stat {
-    pub(crate) fn add(&mut self, n: u64) {
-        self.current += n;
-        self.peak = self.peak.max(self.current);
-    }
-    pub(crate) fn sub(&mut self, n: u64) {
-        self.current -= n;
-    }
-    fn reset_peak(&mut self) {
-        self.peak = self.current;
-    }
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Bytes in blocks handed out (rounded sizes).
-    pub allocated: Stat,
-    /// Bytes in blocks in use, including blocks freed but still awaiting a stream.
-    pub active: Stat,
-    /// Bytes of segments held from the device.
-    pub reserved: Stat,
-    /// Bytes asked for (before rounding).
-    pub requested: Stat,
-    /// Blocks handed out.
-    pub allocations: Stat,
-    pub segments: Stat,
-    pub small_segments: Stat,
-    pub large_segments: Stat,
-    /// Allocations ever made / segments ever reserved.
-    pub total_allocations: u64,
-    pub total_segments: u64,
-    pub num_ooms: u64,
-    pub num_alloc_retries: u64,
-}
 
 /// Why an allocation failed, with the figures for the message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -311,7 +271,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
 
     /// Records `action` on `block`-level or segment-level memory at `addr`.
     fn record(&mut self, action: Action, addr: u64, size: usize, stream: StreamId) {
-        let totals = (self.stats.allocated.current, self.stats.reserved.current);
+        let totals = (
+            self.stats.allocated_bytes.all.current,
+            self.stats.reserved_bytes.all.current,
+        );
         self.history
             .record(action, addr, size as u64, stream, totals);
     }
@@ -346,7 +309,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         let free = self.source.free().unwrap_or_else(|| {
             self.source
                 .capacity()
-                .saturating_sub(self.stats.reserved.current as usize)
+                .saturating_sub(self.stats.reserved_bytes.all.current as usize)
         });
         let held = self
             .held_elsewhere
@@ -459,6 +422,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
             None => self.grow(size, rounded, pool, stream)?,
         };
         let node = self.nodes[at as usize];
+        // PyTorch's `is_split`: the block shares its segment with others.
+        let already_split = node.prev != NIL || node.next != NIL;
         let remaining = node.size - rounded;
         let split = match pool {
             Pool::Small => remaining >= MIN_BLOCK,
@@ -484,11 +449,25 @@ impl<S: SegmentSource> CachingAllocator<S> {
         n.state = BlockState::Allocated { requested: size };
         n.frame = frame;
         let st = &mut self.stats;
-        st.allocated.add(taken as u64);
-        st.active.add(taken as u64);
-        st.requested.add(size as u64);
-        st.allocations.add(1);
-        st.total_allocations += 1;
+        // A free block that was split already, or is split now, cannot be
+        // given back to the device (PyTorch's `inactive_split`).
+        match (split, already_split) {
+            (true, true) => st.inactive_split_bytes.decrease(pool, taken as u64),
+            (true, false) => {
+                st.inactive_split_bytes.increase(pool, remaining as u64);
+                st.inactive_split.increase(pool, 1);
+            }
+            (false, true) => {
+                st.inactive_split_bytes.decrease(pool, taken as u64);
+                st.inactive_split.decrease(pool, 1);
+            }
+            (false, false) => {}
+        }
+        st.allocation.increase(pool, 1);
+        st.allocated_bytes.increase(pool, taken as u64);
+        st.active.increase(pool, 1);
+        st.active_bytes.increase(pool, taken as u64);
+        st.requested_bytes.increase(pool, size as u64);
         let addr = self.addr_of(at);
         self.record(Action::Alloc, addr, size, stream);
         Ok(Block {
@@ -538,8 +517,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
             requested: size,
             capacity: self.source.capacity(),
             free,
-            allocated: self.stats.allocated.current as usize,
-            reserved: self.stats.reserved.current as usize,
+            allocated: self.stats.allocated_bytes.all.current as usize,
+            reserved: self.stats.reserved_bytes.all.current as usize,
             allowed: self.allowed,
         })
     }
@@ -554,7 +533,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         // PyTorch's check before `cudaMalloc`: the reserved bytes with the
         // new segment past the allowed fraction fail as out of memory.
         if let Some(max) = self.allowed {
-            if self.stats.reserved.current as usize + size > max {
+            if self.stats.reserved_bytes.all.current as usize + size > max {
                 return Err(SegmentError::OutOfMemory);
             }
         }
@@ -588,13 +567,9 @@ impl<S: SegmentSource> CachingAllocator<S> {
             },
         );
         let st = &mut self.stats;
-        st.reserved.add(size as u64);
-        st.segments.add(1);
-        st.total_segments += 1;
-        match pool {
-            Pool::Small => st.small_segments.add(1),
-            Pool::Large => st.large_segments.add(1),
-        }
+        st.segment.increase(pool, 1);
+        st.reserved_bytes.increase(pool, size as u64);
+        st.num_device_alloc += 1;
         self.record(Action::SegmentAlloc, handle, size, stream);
         Ok(first)
     }
@@ -610,7 +585,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
     }
 
     /// Marks a block freed by its tensor but still used by another stream: it
-    /// stops counting as allocated (as in PyTorch) and stays active until `free`.
+    /// stops counting as allocated (as in PyTorch) and stays active, and
+    /// requested, until `free`.
     pub fn free_later(&mut self, block: Block) {
         let Some(node) = self.live_node(block) else {
             return;
@@ -618,9 +594,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
         if let BlockState::Allocated { requested } = node.state {
             self.nodes[block.node as usize].state = BlockState::Waiting { requested };
             let st = &mut self.stats;
-            st.allocated.sub(block.size as u64);
-            st.requested.sub(requested as u64);
-            st.allocations.sub(1);
+            st.allocation.decrease(node.pool, 1);
+            st.allocated_bytes.decrease(node.pool, block.size as u64);
             let addr = node.base + block.offset as u64;
             self.record(Action::FreeRequested, addr, requested, block.stream);
         }
@@ -645,10 +620,15 @@ impl<S: SegmentSource> CachingAllocator<S> {
         };
         let mut merged = node;
         merged.state = BlockState::Free;
+        // Free blocks merged into this one stop being inactive splits; what
+        // they make is one, if it still shares its segment.
+        let (mut splits, mut split_bytes) = (0i64, 0i64);
         // Absorb a free next block.
         if node.next != NIL {
             let next = self.nodes[node.next as usize];
             if next.state == BlockState::Free {
+                splits -= 1;
+                split_bytes -= next.size as i64;
                 self.index_remove(node.next);
                 merged.size += next.size;
                 merged.next = next.next;
@@ -663,6 +643,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
         if node.prev != NIL {
             let prev = self.nodes[node.prev as usize];
             if prev.state == BlockState::Free {
+                splits -= 1;
+                split_bytes -= prev.size as i64;
                 self.index_remove(node.prev);
                 merged.offset = prev.offset;
                 merged.size += prev.size;
@@ -677,13 +659,20 @@ impl<S: SegmentSource> CachingAllocator<S> {
         merged.frame = Frame::default();
         self.nodes[keep as usize] = merged;
         self.index_insert(keep);
-        let st = &mut self.stats;
-        st.active.sub(block.size as u64);
-        if was_allocated {
-            st.allocated.sub(block.size as u64);
-            st.requested.sub(requested as u64);
-            st.allocations.sub(1);
+        if merged.prev != NIL || merged.next != NIL {
+            splits += 1;
+            split_bytes += merged.size as i64;
         }
+        let (pool, st) = (node.pool, &mut self.stats);
+        if was_allocated {
+            st.allocation.decrease(pool, 1);
+            st.allocated_bytes.decrease(pool, block.size as u64);
+        }
+        change(&mut st.inactive_split, pool, splits);
+        change(&mut st.inactive_split_bytes, pool, split_bytes);
+        st.active.decrease(pool, 1);
+        st.active_bytes.decrease(pool, block.size as u64);
+        st.requested_bytes.decrease(pool, requested as u64);
         // As PyTorch's: a plain free is requested and completed at once; a
         // block held back for a stream (`free_later`) completes now.
         let addr = node.base + block.offset as u64;
@@ -694,8 +683,11 @@ impl<S: SegmentSource> CachingAllocator<S> {
         self.record(action, addr, requested, block.stream);
     }
 
-    /// Releases every segment that is entirely free back to the device.
+    /// Releases every segment that is entirely free back to the device
+    /// (PyTorch's `release_cached_blocks`, which first waits for the blocks
+    /// awaiting streams: the caller has freed those).
     pub fn empty_cache(&mut self) -> usize {
+        self.stats.num_sync_all_streams += 1;
         let idle: Vec<u64> = self
             .segments
             .values()
@@ -713,32 +705,32 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 self.source.release(s.handle, s.size);
                 released += s.size;
                 let st = &mut self.stats;
-                st.reserved.sub(s.size as u64);
-                st.segments.sub(1);
-                match s.pool {
-                    Pool::Small => st.small_segments.sub(1),
-                    Pool::Large => st.large_segments.sub(1),
-                }
+                st.segment.decrease(s.pool, 1);
+                st.reserved_bytes.decrease(s.pool, s.size as u64);
+                st.num_device_free += 1;
                 self.record(Action::SegmentFree, s.handle, s.size, s.stream);
             }
         }
         released
     }
 
+    /// `reset_peak_memory_stats()`.
     pub fn reset_peak(&mut self) {
-        let st = &mut self.stats;
-        for s in [
-            &mut st.allocated,
-            &mut st.active,
-            &mut st.reserved,
-            &mut st.requested,
-            &mut st.allocations,
-            &mut st.segments,
-            &mut st.small_segments,
-            &mut st.large_segments,
-        ] {
-            s.reset_peak();
-        }
+        self.stats.reset_peak();
+    }
+
+    /// `reset_accumulated_memory_stats()`.
+    pub fn reset_accumulated(&mut self) {
+        self.stats.reset_accumulated();
+    }
+}
+
+/// A statistic moved by `n` (up or down).
+fn change(stat: &mut StatArray, pool: Pool, n: i64) {
+    match n {
+        n if n > 0 => stat.increase(pool, n as u64),
+        n if n < 0 => stat.decrease(pool, n.unsigned_abs()),
+        _ => {}
     }
 }
 
@@ -755,17 +747,17 @@ mod tests {
         let mut a = alloc(16);
         let b = a.malloc(200_000, 0).unwrap();
         assert_eq!(b.size, 200_192);
-        assert_eq!(a.stats().allocated.current, 200_192);
-        assert_eq!(a.stats().reserved.current, 2 << 20);
+        assert_eq!(a.stats().allocated_bytes.all.current, 200_192);
+        assert_eq!(a.stats().reserved_bytes.all.current, 2 << 20);
         let c = a.malloc(5 << 20, 0).unwrap();
-        assert_eq!(a.stats().reserved.current, (2 << 20) + (20 << 20));
+        assert_eq!(a.stats().reserved_bytes.all.current, (2 << 20) + (20 << 20));
         // 10 MiB + 1 fits in the 15 MiB left of the 20 MiB segment.
         let d = a.malloc((10 << 20) + 1, 0).unwrap();
-        assert_eq!(a.stats().reserved.current, (2 << 20) + (20 << 20));
+        assert_eq!(a.stats().reserved_bytes.all.current, (2 << 20) + (20 << 20));
         let mut fresh = alloc(16);
         fresh.malloc((10 << 20) + 1, 0).unwrap();
         assert_eq!(
-            fresh.stats().reserved.current,
+            fresh.stats().reserved_bytes.all.current,
             12 << 20,
             "larger requests round to 2 MiB"
         );
@@ -796,12 +788,12 @@ mod tests {
             "the frees merged back into one block"
         );
         assert_eq!(
-            a.stats().reserved.current,
+            a.stats().reserved_bytes.all.current,
             2 << 20,
             "the segment stays cached"
         );
         assert_eq!(a.empty_cache(), 2 << 20);
-        assert_eq!(a.stats().reserved.current, 0);
+        assert_eq!(a.stats().reserved_bytes.all.current, 0);
     }
 
     #[test]

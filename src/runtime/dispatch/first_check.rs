@@ -26,8 +26,7 @@ pub fn first_check(backend: &dyn Backend) -> Result<(), String> {
     }
     rt.sync_all().map_err(|e| e.to_string())?;
     // Its memory goes back to the driver (the tensors are gone already).
-    rt.empty_cache();
-    Ok(())
+    rt.empty_cache().map_err(|e| e.to_string())
 }
 
 fn check_device(rt: &mut Runtime, d: u32) -> Result<(), String> {

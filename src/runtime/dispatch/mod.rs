@@ -63,6 +63,7 @@ use super::counters::Counters;
 use super::devices::{Devices, Memory};
 use super::rng::Generators;
 use super::shape::checked_numel;
+use super::stream::StreamKey;
 use super::timeline::Timeline;
 use super::timing::Work;
 use super::{DType, Device, Tensor};
@@ -375,15 +376,24 @@ impl Runtime {
     }
 
     /// `empty_cache()`: every device's cached, unused segments go back to
-    /// the device, and the pinned allocator's cached blocks to the host.
-    pub fn empty_cache(&mut self) {
+    /// the device, and the pinned allocator's cached blocks to the host. As
+    /// PyTorch's, it first waits for the streams that blocks freed while in
+    /// use elsewhere wait for (`record_stream`), so those are released too
+    /// (PyTorch waits for the event recorded at the free; cudash for the
+    /// stream, the same unless more was queued there since).
+    pub fn empty_cache(&mut self) -> Result<(), Error> {
         for d in 0..self.devices.count() {
+            let waited = self.devices.gpu(d).map(|g| g.waited_streams());
+            for s in waited.unwrap_or_default() {
+                self.sync_stream(StreamKey::new(d, s))?;
+            }
             if let Some(mut g) = self.devices.gpu(d) {
                 g.allocator.empty_cache();
             }
         }
         self.devices.host().empty_cache();
         self.devices.release_scratch();
+        Ok(())
     }
 
     /// `set_per_process_memory_fraction(fraction, d)`: device `d`'s
@@ -411,7 +421,7 @@ impl Runtime {
     pub fn total_segments(&self) -> u64 {
         (0..self.devices.count())
             .filter_map(|d| self.devices.gpu(d))
-            .map(|g| g.allocator.stats().total_segments)
+            .map(|g| g.allocator.stats().segment.all.allocated)
             .sum()
     }
 
