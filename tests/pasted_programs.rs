@@ -295,6 +295,15 @@ fn the_cuda_tutorial_runs_on_simulated_gpus() {
     assert!(!got.contains("from large pool"), "{got}");
 }
 
+/// The names older programs use for the allocator's figures, with
+/// PyTorch's FutureWarnings, and `memory_stats_as_nested_dict()`.
+#[test]
+fn the_allocators_older_names_still_answer() {
+    let program = pasted().join("cuda_only/memory_old_names.py");
+    let got = run(&program, &["--sim-devices", "1"]);
+    assert_eq!(got, "True\nTrue\n4096 -1\nTrue\n");
+}
+
 /// `torch.cuda.memory_stats()` has PyTorch's keys (per pool, with the
 /// totals each statistic rose and fell by, inactive splits, the event
 /// counters) and `memory_summary()` prints PyTorch's table of them: the

@@ -36,6 +36,7 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_autograd_functional.py"),
     ),
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
+    ("torch.cuda._memory", include_str!("torch_cuda_memory.py")),
     ("torch.functional", include_str!("torch_functional.py")),
     ("torch.func", include_str!("torch_func.py")),
     ("torch.jit", include_str!("torch_jit.py")),
@@ -339,6 +340,18 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "channels_last_3d", "torch._layout"),
     ("torch", "preserve_format", "torch._layout"),
     ("torch.cuda", "device", "torch.cuda._device"),
+    (
+        "torch.cuda",
+        "memory_stats_as_nested_dict",
+        "torch.cuda._memory",
+    ),
+    ("torch.cuda", "memory_cached", "torch.cuda._memory"),
+    ("torch.cuda", "max_memory_cached", "torch.cuda._memory"),
+    (
+        "torch.cuda",
+        "reset_max_memory_cached",
+        "torch.cuda._memory",
+    ),
     (
         "torch.nn.utils.rnn",
         "PackedSequence",

@@ -1,0 +1,48 @@
+"""PyTorch's other names for the allocator's statistics
+(torch/cuda/memory.py): `memory_stats_as_nested_dict()`, and the names
+from before "cached" became "reserved" (`memory_cached`,
+`max_memory_cached`, `reset_max_memory_cached`), each with PyTorch's
+FutureWarning where PyTorch gives one."""
+import warnings
+
+import torch
+
+
+def memory_stats_as_nested_dict(device=None):
+    """`memory_stats()` as nested dicts: `stats["allocated_bytes"]["all"]["peak"]`."""
+    nested = {}
+    for key, value in torch.cuda.memory_stats(device).items():
+        parts = key.split(".")
+        at = nested
+        for part in parts[:-1]:
+            at = at.setdefault(part, {})
+        at[parts[-1]] = value
+    return nested
+
+
+def memory_cached(device=None):
+    warnings.warn(
+        "`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return torch.cuda.memory_reserved(device)
+
+
+def max_memory_cached(device=None):
+    warnings.warn(
+        "`torch.cuda.max_memory_cached` has been renamed to `torch.cuda.max_memory_reserved`",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return torch.cuda.max_memory_reserved(device)
+
+
+def reset_max_memory_cached(device=None):
+    warnings.warn(
+        "torch.cuda.reset_max_memory_cached now calls torch.cuda.reset_peak_memory_stats, "
+        "which resets /all/ peak memory stats.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    torch.cuda.reset_peak_memory_stats(device)
