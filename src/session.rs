@@ -169,8 +169,14 @@ impl Session {
         devices.set_launch_blocking(config.launch_blocking);
         // A new session shows tensors with PyTorch's defaults.
         crate::display::tensor::set_print_options(crate::display::tensor::PrintOptions::DEFAULT);
+        let mut interp = Interp::new(config.seed, Arc::clone(&devices), Hooks::default());
+        if let Ok(text) = std::env::var("PYTORCH_CUDA_ALLOC_CONF") {
+            interp
+                .configure_allocators(&text, true)
+                .map_err(|e| format!("PYTORCH_CUDA_ALLOC_CONF: {e}"))?;
+        }
         Ok(Session {
-            interp: Interp::new(config.seed, Arc::clone(&devices), Hooks::default()),
+            interp,
             devices,
             config,
             history: Vec::new(),

@@ -4,7 +4,7 @@
 //! the device once freed and `empty_cache()` runs; and PyTorch's figures for
 //! a few allocations worked out by its rules.
 
-use cudash::runtime::alloc::{Block, CachingAllocator, Capacity};
+use cudash::runtime::alloc::{AllocatorConfig, Block, CachingAllocator, Capacity};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -33,8 +33,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn invariants_hold_under_random_use(ops in prop::collection::vec(op(), 1..120)) {
+    fn invariants_hold_under_random_use(
+        ops in prop::collection::vec(op(), 1..120),
+        settings in prop_oneof![Just(""), Just("max_split_size_mb:21"), Just("roundup_power2_divisions:4,max_split_size_mb:22")],
+    ) {
         let mut a = CachingAllocator::new(Capacity::new(256 << 20));
+        let mut config = AllocatorConfig::default();
+        config.parse(settings).unwrap();
+        a.set_config(config);
         let mut live: Vec<Block> = Vec::new();
         let mut waiting: Vec<Block> = Vec::new();
         for op in ops {
@@ -190,4 +196,50 @@ fn statistics_are_pytorchs() {
     assert_eq!(a.stats().allocation.all.allocated, 0);
     assert_eq!(a.stats().num_device_alloc, 0);
     assert_eq!(a.stats().allocated_bytes.all.peak, 4_000_256 + 1024);
+}
+
+/// `PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:100`, by the rules of PyTorch's
+/// `get_free_block`, `should_split` and `release_available_cached_blocks`:
+/// blocks of 100 MiB or more are never split, a smaller request never takes
+/// one, a larger one takes one at most 20 MiB larger, and before the whole
+/// cache is released the oversize blocks go.
+#[test]
+fn a_max_split_size_keeps_large_blocks_whole() {
+    const MIB: usize = 1 << 20;
+    let mut a = CachingAllocator::new(Capacity::new(1 << 30));
+    let mut config = AllocatorConfig::default();
+    config.parse("max_split_size_mb:100").unwrap();
+    a.set_config(config);
+    let big = a.malloc(300 * MIB, 0).unwrap();
+    assert_eq!(a.stats().oversize_segments.current, 1);
+    assert_eq!(a.stats().oversize_allocations.current, 1);
+    a.free(big);
+    assert_eq!(a.stats().oversize_allocations.current, 0);
+    // 30 MiB does not take the cached 300 MiB block: a segment of its own.
+    let small = a.malloc(30 * MIB, 0).unwrap();
+    assert_ne!(small.segment, big.segment);
+    // 250 MiB would waste 50 MiB of it (more than 20): a new segment too.
+    let other = a.malloc(250 * MIB, 0).unwrap();
+    assert_ne!(other.segment, big.segment);
+    // 290 MiB takes it whole, unsplit.
+    let whole = a.malloc(290 * MIB, 0).unwrap();
+    assert_eq!((whole.segment, whole.size), (big.segment, 300 * MIB));
+    assert_eq!(a.stats().inactive_split.all.current, 0);
+    assert_eq!(a.stats().max_split_size, 100 * MIB as i64);
+    a.check().unwrap();
+
+    // Out of room: the free oversize block goes back before anything else,
+    // and that is no retry.
+    for b in [small, other, whole] {
+        a.free(b);
+    }
+    let filler = a.malloc(600 * MIB, 0).unwrap();
+    a.free(filler);
+    let retries = a.stats().num_alloc_retries;
+    let freed = a.stats().num_device_free;
+    let again = a.malloc(500 * MIB, 0).unwrap();
+    assert_eq!(a.stats().num_alloc_retries, retries);
+    assert!(a.stats().num_device_free > freed);
+    assert_eq!(again.size, 500 * MIB);
+    a.check().unwrap();
 }

@@ -304,6 +304,48 @@ fn the_allocators_older_names_still_answer() {
     assert_eq!(got, "True\nTrue\n4096 -1\nTrue\n");
 }
 
+/// `PYTORCH_CUDA_ALLOC_CONF` set in `os.environ` before the first CUDA
+/// allocation and by `_set_allocator_settings` changes what the allocator
+/// does; set later it is said to have no effect, as PyTorch has read it
+/// already; in the environment, a bad setting stops the session as
+/// PyTorch's first CUDA call would.
+#[test]
+fn the_allocator_takes_pytorch_cuda_alloc_conf() {
+    let program = pasted().join("cuda_only/alloc_conf.py");
+    let run = |env: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cudash"));
+        c.args(["--sim-devices", "1", "script"]).arg(&program);
+        c.env("NO_COLOR", "1").env_remove("PYTORCH_CUDA_ALLOC_CONF");
+        if let Some(v) = env {
+            c.env("PYTORCH_CUDA_ALLOC_CONF", v);
+        }
+        c.output().unwrap()
+    };
+    let o = run(None);
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{err}");
+    assert_eq!(
+        out,
+        "104857600 2 330\n1 0\n1310720\n100\n\
+         CachingAllocator option max_split_size_mb too small, must be > 20\n"
+    );
+    assert!(
+        err.contains("set after the first CUDA allocation has no effect"),
+        "{err}"
+    );
+    let o = run(Some("max_split_size_mb:10"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("PYTORCH_CUDA_ALLOC_CONF: CachingAllocator option max_split_size_mb too small"),);
+    let o = run(Some("expandable_segments:True"));
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .contains("`expandable_segments:True` has no effect in cudash"));
+}
+
 /// `torch.cuda.memory_stats()` has PyTorch's keys (per pool, with the
 /// totals each statistic rose and fell by, inactive splits, the event
 /// counters) and `memory_summary()` prints PyTorch's table of them: the

@@ -1280,6 +1280,10 @@ const RENAMED: &[(&str, &str)] = &[
         "record_memory_history",
     ),
     ("torch.cuda.memory._dump_snapshot", "dump_snapshot"),
+    (
+        "torch.cuda.memory._set_allocator_settings",
+        "set_allocator_settings",
+    ),
     ("torch.sparse.mm", "sparse_mm"),
     ("torch.sparse.sum", "sparse_sum"),
     ("torch.cuda.memory.memory_allocated", "memory_allocated"),

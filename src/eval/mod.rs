@@ -5,6 +5,7 @@
 //! through `Session`.
 
 mod abstract_methods;
+mod alloc_conf;
 mod amp;
 mod argparse;
 pub mod args;

@@ -779,6 +779,9 @@ impl Interp {
                     .at(value.span()));
                 };
                 super::environ::set_env(k, v);
+                if k == "PYTORCH_CUDA_ALLOC_CONF" {
+                    self.alloc_conf_set_in_environ(v).map_err(|e| e.at(span))?;
+                }
                 return Ok(());
             }
         }

@@ -75,6 +75,19 @@ pub(super) fn reset_peak(me: &mut Interp, _: &'static str, b: &Bound) -> Result<
     Ok(Value::None)
 }
 
+/// `set_allocator_settings(settings)`: `PYTORCH_CUDA_ALLOC_CONF`'s
+/// settings for every allocator from now on, over those in force.
+pub(super) fn set_allocator_settings(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let text = b.str("settings")?.unwrap_or_default();
+    me.configure_allocators(&text, false)
+        .map_err(|e| e.at(b.span))?;
+    Ok(Value::None)
+}
+
 /// `reset_accumulated_memory_stats(device=none)`: the totals and the
 /// counters of `memory_stats()` start again from zero (cpu: nothing to reset).
 pub(super) fn reset_accumulated(

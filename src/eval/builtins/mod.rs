@@ -274,6 +274,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("reset_peak_memory_stats", memory::reset_peak),
     ("reset_accumulated_memory_stats", memory::reset_accumulated),
     ("memory_summary", memory::summary),
+    ("set_allocator_settings", memory::set_allocator_settings),
     ("memory_allocated", memory::stat),
     ("max_memory_allocated", memory::stat),
     ("memory_reserved", memory::stat),

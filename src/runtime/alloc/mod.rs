@@ -11,13 +11,15 @@
 mod bins;
 mod capacity;
 mod check;
+pub mod config;
 pub mod history;
 mod stats;
 
 use bins::Bins;
 pub use capacity::Capacity;
+pub use config::AllocatorConfig;
 use history::{Action, Frame, History};
-pub use stats::{Stat, StatArray, Stats, NO_MAX_SPLIT_SIZE};
+pub use stats::{Stat, StatArray, Stats};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -193,15 +195,8 @@ pub struct CachingAllocator<S: SegmentSource> {
     /// `set_per_process_memory_fraction`: the most bytes its segments may
     /// hold (PyTorch's `allowed_memory_maximum`); none: the whole device.
     allowed: Option<usize>,
-}
-
-/// 512-byte granularity; at least one granule.
-pub fn round_size(size: usize) -> usize {
-    if size < MIN_BLOCK {
-        MIN_BLOCK
-    } else {
-        size.div_ceil(MIN_BLOCK).saturating_mul(MIN_BLOCK)
-    }
+    /// `PYTORCH_CUDA_ALLOC_CONF`'s settings.
+    config: AllocatorConfig,
 }
 
 pub fn pool_for(size: usize) -> Pool {
@@ -242,7 +237,24 @@ impl<S: SegmentSource> CachingAllocator<S> {
             history,
             held_elsewhere: None,
             allowed: None,
+            config: AllocatorConfig::default(),
         }
+        .with_config(AllocatorConfig::default())
+    }
+
+    fn with_config(mut self, config: AllocatorConfig) -> Self {
+        self.set_config(config);
+        self
+    }
+
+    /// `PYTORCH_CUDA_ALLOC_CONF`'s settings from now on.
+    pub fn set_config(&mut self, config: AllocatorConfig) {
+        self.stats.max_split_size = config.max_split_size_stat();
+        self.config = config;
+    }
+
+    pub fn config(&self) -> &AllocatorConfig {
+        &self.config
     }
 
     /// `set_per_process_memory_fraction(fraction)`: segments may hold at
@@ -381,9 +393,28 @@ impl<S: SegmentSource> CachingAllocator<S> {
         }
     }
 
-    /// Takes the smallest free block of at least `size` bytes for `stream` out of the index.
+    /// Takes the smallest free block of at least `size` bytes for `stream`
+    /// out of the index, as PyTorch's `get_free_block`: with a
+    /// `max_split_size`, a request under it is not given a block of that size
+    /// or more, and one of that size or more only a block at most
+    /// `max_non_split_rounding_size` larger.
     fn best_fit(&mut self, pool: Pool, stream: StreamId, size: usize) -> Option<u32> {
-        let i = match pool {
+        let i = self.smallest_fit(pool, stream, size)?;
+        let found = self.nodes[i as usize].size;
+        let max_split = self.config.max_split_size;
+        if size < max_split && found >= max_split {
+            return None;
+        }
+        if size >= max_split && found >= size + self.config.max_non_split_rounding_size {
+            return None;
+        }
+        self.index_remove(i);
+        Some(i)
+    }
+
+    /// The smallest free block of at least `size` bytes for `stream`.
+    fn smallest_fit(&self, pool: Pool, stream: StreamId, size: usize) -> Option<u32> {
+        Some(match pool {
             Pool::Large => {
                 self.large
                     .range((stream, size, 0)..=(stream, usize::MAX, u32::MAX))
@@ -395,9 +426,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 let c = bins.first_at_least(Bins::class(size))?;
                 *bins.bins[c].last()?
             }
-        };
-        self.index_remove(i);
-        Some(i)
+        })
     }
 
     fn node(&mut self, n: Node) -> u32 {
@@ -415,7 +444,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
 
     /// Allocates `size` bytes for use on `stream`.
     pub fn malloc(&mut self, size: usize, stream: StreamId) -> Result<Block, AllocError> {
-        let rounded = round_size(size);
+        let rounded = self.config.round_size(size);
         let pool = pool_for(rounded);
         let at = match self.best_fit(pool, stream, rounded) {
             Some(i) => i,
@@ -425,9 +454,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
         // PyTorch's `is_split`: the block shares its segment with others.
         let already_split = node.prev != NIL || node.next != NIL;
         let remaining = node.size - rounded;
+        // Blocks of `max_split_size` or more are handed out whole.
         let split = match pool {
             Pool::Small => remaining >= MIN_BLOCK,
-            Pool::Large => remaining > SMALL_SIZE,
+            Pool::Large => rounded < self.config.max_split_size && remaining > SMALL_SIZE,
         };
         let taken = if split { rounded } else { node.size };
         if split {
@@ -468,6 +498,9 @@ impl<S: SegmentSource> CachingAllocator<S> {
         st.active.increase(pool, 1);
         st.active_bytes.increase(pool, taken as u64);
         st.requested_bytes.increase(pool, size as u64);
+        if taken >= self.config.max_split_size {
+            st.oversize_allocations.increase(1);
+        }
         let addr = self.addr_of(at);
         self.record(Action::Alloc, addr, size, stream);
         Ok(Block {
@@ -494,6 +527,14 @@ impl<S: SegmentSource> CachingAllocator<S> {
             Err(SegmentError::Failed(why)) => return Err(AllocError::Failed(why)),
             Err(SegmentError::Assert) => return Err(AllocError::Assert),
             Err(SegmentError::OutOfMemory) => {}
+        }
+        if self.release_oversize(pool, stream, rounded) {
+            match self.new_segment(seg_size, pool, stream) {
+                Ok(n) => return Ok(n),
+                Err(SegmentError::Failed(why)) => return Err(AllocError::Failed(why)),
+                Err(SegmentError::Assert) => return Err(AllocError::Assert),
+                Err(SegmentError::OutOfMemory) => {}
+            }
         }
         self.stats.num_alloc_retries += 1;
         self.empty_cache();
@@ -570,6 +611,9 @@ impl<S: SegmentSource> CachingAllocator<S> {
         st.segment.increase(pool, 1);
         st.reserved_bytes.increase(pool, size as u64);
         st.num_device_alloc += 1;
+        if size >= self.config.max_split_size {
+            st.oversize_segments.increase(1);
+        }
         self.record(Action::SegmentAlloc, handle, size, stream);
         Ok(first)
     }
@@ -596,6 +640,9 @@ impl<S: SegmentSource> CachingAllocator<S> {
             let st = &mut self.stats;
             st.allocation.decrease(node.pool, 1);
             st.allocated_bytes.decrease(node.pool, block.size as u64);
+            if block.size >= self.config.max_split_size {
+                st.oversize_allocations.decrease(1);
+            }
             let addr = node.base + block.offset as u64;
             self.record(Action::FreeRequested, addr, requested, block.stream);
         }
@@ -667,6 +714,9 @@ impl<S: SegmentSource> CachingAllocator<S> {
         if was_allocated {
             st.allocation.decrease(pool, 1);
             st.allocated_bytes.decrease(pool, block.size as u64);
+            if block.size >= self.config.max_split_size {
+                st.oversize_allocations.decrease(1);
+            }
         }
         change(&mut st.inactive_split, pool, splits);
         change(&mut st.inactive_split_bytes, pool, split_bytes);
@@ -697,21 +747,61 @@ impl<S: SegmentSource> CachingAllocator<S> {
             })
             .map(|s| s.id)
             .collect();
-        let mut released = 0;
-        for id in idle {
-            if let Some(s) = self.segments.remove(&id) {
-                self.index_remove(s.first);
-                self.spare.push(s.first);
-                self.source.release(s.handle, s.size);
-                released += s.size;
-                let st = &mut self.stats;
-                st.segment.decrease(s.pool, 1);
-                st.reserved_bytes.decrease(s.pool, s.size as u64);
-                st.num_device_free += 1;
-                self.record(Action::SegmentFree, s.handle, s.size, s.stream);
-            }
+        idle.into_iter().map(|id| self.release_segment(id)).sum()
+    }
+
+    /// Gives an entirely free segment back to the device; its size.
+    fn release_segment(&mut self, id: u64) -> usize {
+        let Some(s) = self.segments.remove(&id) else {
+            return 0;
+        };
+        self.index_remove(s.first);
+        self.spare.push(s.first);
+        self.source.release(s.handle, s.size);
+        let st = &mut self.stats;
+        st.segment.decrease(s.pool, 1);
+        st.reserved_bytes.decrease(s.pool, s.size as u64);
+        st.num_device_free += 1;
+        if s.size >= self.config.max_split_size {
+            st.oversize_segments.decrease(1);
         }
-        released
+        self.record(Action::SegmentFree, s.handle, s.size, s.stream);
+        s.size
+    }
+
+    /// Before the whole cache goes, as PyTorch's
+    /// `release_available_cached_blocks`: with a `max_split_size`, the free
+    /// oversize blocks of `stream` (each a whole segment) go back to the
+    /// device, the smallest that covers the request or else from the
+    /// largest down until they do. Whether any went.
+    fn release_oversize(&mut self, pool: Pool, stream: StreamId, size: usize) -> bool {
+        let max_split = self.config.max_split_size;
+        if max_split == usize::MAX || pool == Pool::Small {
+            return false;
+        }
+        let want = size.max(max_split);
+        let whole = |n: &Node| n.prev == NIL && n.next == NIL;
+        let oversize: Vec<(usize, u32)> = self
+            .large
+            .range((stream, max_split, 0)..=(stream, usize::MAX, u32::MAX))
+            .filter(|&&(_, _, i)| whole(&self.nodes[i as usize]))
+            .map(|&(_, size, i)| (size, i))
+            .collect();
+        let segment_of = |me: &Self, i: u32| me.nodes[i as usize].segment;
+        if let Some(&(_, i)) = oversize.iter().find(|(s, _)| *s >= want) {
+            let id = segment_of(self, i);
+            self.release_segment(id);
+            return true;
+        }
+        let mut released = 0;
+        for &(_, i) in oversize.iter().rev() {
+            if released >= want {
+                break;
+            }
+            let id = segment_of(self, i);
+            released += self.release_segment(id);
+        }
+        released >= want
     }
 
     /// `reset_peak_memory_stats()`.

@@ -108,15 +108,14 @@ pub struct Stats {
     /// Segments reserved from and released to the device.
     pub num_device_alloc: u64,
     pub num_device_free: u64,
-    /// Blocks and segments over `max_split_size` (none: cudash, as
-    /// PyTorch by default, splits blocks of any size).
+    /// Blocks and segments of `max_split_size` or more (none without
+    /// one, PyTorch's default: blocks of any size split).
     pub oversize_allocations: Stat,
     pub oversize_segments: Stat,
+    /// `PYTORCH_CUDA_ALLOC_CONF`'s `max_split_size_mb` in bytes; -1 for
+    /// none (PyTorch's `SIZE_MAX` read as a signed integer).
+    pub max_split_size: i64,
 }
-
-/// PyTorch's `max_split_size` when none is set (`SIZE_MAX` read as a signed
-/// integer): no block is too large to split.
-pub const NO_MAX_SPLIT_SIZE: i64 = -1;
 
 impl Stats {
     fn arrays(&mut self) -> [&mut StatArray; 9] {
@@ -197,7 +196,7 @@ impl Stats {
         ] {
             out.push((name.into(), n as i64));
         }
-        out.push(("max_split_size".into(), NO_MAX_SPLIT_SIZE));
+        out.push(("max_split_size".into(), self.max_split_size));
         out.sort();
         out
     }

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use crate::error::Error;
 use crate::runtime::alloc::history::{Action, Entry, Frame, Place, Resolver};
-use crate::runtime::alloc::{BlockState, Pool, StreamId};
+use crate::runtime::alloc::{AllocatorConfig, BlockState, Pool, StreamId};
 use crate::runtime::devices::Devices;
 use pickle::Pickler;
 
@@ -124,7 +124,10 @@ pub fn pickled(devices: &Devices) -> (Vec<u8>, Written) {
     }
     p.end();
     p.key("allocator_settings");
-    write_settings(&mut p);
+    let config = (0..devices.count())
+        .find_map(|d| devices.gpu(d).map(|g| g.allocator.config().clone()))
+        .unwrap_or_default();
+    write_settings(&mut p, &config);
     p.end();
     let bytes = p.finish();
     let written = Written {
@@ -224,19 +227,19 @@ fn write_entry(p: &mut Pickler, frames: &mut Frames, e: &Entry) {
     p.end();
 }
 
-/// PyTorch's default settings, which are cudash's rules (no
-/// `PYTORCH_CUDA_ALLOC_CONF`: no max split size, no garbage collection
-/// threshold, no expandable segments).
-fn write_settings(p: &mut Pickler) {
+/// The allocator's settings (`PYTORCH_CUDA_ALLOC_CONF`), as PyTorch's
+/// snapshot keeps them: `roundup_power2_divisions` by the interval's size
+/// in MiB (1, 2, 4, ... 32768).
+fn write_settings(p: &mut Pickler, config: &AllocatorConfig) {
     p.begin_dict();
     p.key("PYTORCH_CUDA_ALLOC_CONF");
-    p.str("");
+    p.str(&config.text);
     p.key("max_split_size");
-    p.int(-1);
+    p.int(config.max_split_size_stat());
     p.key("garbage_collection_threshold");
-    p.float(0.0);
+    p.float(config.garbage_collection_threshold);
     p.key("expandable_segments");
-    p.bool(false);
+    p.bool(config.expandable_segments);
     p.key("pinned_num_register_threads");
     p.int(1);
     p.key("release_lock_on_cudamalloc");
@@ -245,12 +248,14 @@ fn write_settings(p: &mut Pickler) {
     p.bool(false);
     p.key("roundup_power2_divisions");
     p.begin_dict();
+    for (i, d) in config.roundup_power2_divisions.iter().enumerate() {
+        p.key(&(1u64 << i).to_string());
+        p.int(*d as i64);
+    }
     p.end();
     p.end();
 }
 
-/// `dump_snapshot(path)`: the pickle is written beside `path` and renamed
-/// onto it, so a failed write leaves nothing half-written.
 pub fn dump(devices: &Devices, path: &Path) -> Result<Written, Error> {
     let fail = |reason: String| Error::Io {
         action: "write".into(),
