@@ -73,23 +73,15 @@ impl<S: SegmentSource> CachingAllocator<S> {
             return Err("the free-block index does not match the segments".into());
         }
         let currents = |st: &Stats| -> Vec<(&'static str, [u64; 3])> {
-            [
-                ("allocation", &st.allocation),
-                ("segment", &st.segment),
-                ("active", &st.active),
-                ("inactive_split", &st.inactive_split),
-                ("allocated_bytes", &st.allocated_bytes),
-                ("reserved_bytes", &st.reserved_bytes),
-                ("active_bytes", &st.active_bytes),
-                ("inactive_split_bytes", &st.inactive_split_bytes),
-                ("requested_bytes", &st.requested_bytes),
-            ]
-            .into_iter()
-            .map(|(name, a)| {
-                let c = [a.all.current, a.large_pool.current, a.small_pool.current];
-                (name, c)
-            })
-            .collect()
+            st.named()
+                .into_iter()
+                .map(|(name, a)| {
+                    (
+                        name,
+                        [a.all.current, a.large_pool.current, a.small_pool.current],
+                    )
+                })
+                .collect()
         };
         for ((name, recorded), (_, recount)) in
             currents(&self.stats).into_iter().zip(currents(&counted))

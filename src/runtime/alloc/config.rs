@@ -61,25 +61,9 @@ impl AllocatorConfig {
             })?;
             let (key, value) = (key.trim(), value.trim());
             match key {
-                "max_split_size_mb" => {
-                    let mb = number(key, value)?;
-                    let least = LARGE_SEGMENT / MIB;
-                    if mb <= least {
-                        return Err(format!(
-                            "CachingAllocator option max_split_size_mb too small, must be > {least}"
-                        ));
-                    }
-                    self.max_split_size = mb.saturating_mul(MIB);
-                }
+                "max_split_size_mb" => self.max_split_size = over_a_large_segment(key, value)?,
                 "max_non_split_rounding_mb" => {
-                    let mb = number(key, value)?;
-                    let least = LARGE_SEGMENT / MIB;
-                    if mb <= least {
-                        return Err(format!(
-                            "CachingAllocator option max_non_split_rounding_mb too small, must be > {least}"
-                        ));
-                    }
-                    self.max_non_split_rounding_size = mb.saturating_mul(MIB);
+                    self.max_non_split_rounding_size = over_a_large_segment(key, value)?
                 }
                 "roundup_power2_divisions" => self.roundup_power2_divisions = divisions(value)?,
                 "garbage_collection_threshold" => {
@@ -175,6 +159,18 @@ fn next_division(size: usize, divisions: usize) -> usize {
     } else {
         down + step
     }
+}
+
+/// A size in MiB that must be more than a large segment's 20 MiB, in bytes.
+fn over_a_large_segment(key: &str, value: &str) -> Result<usize, String> {
+    let mb = number(key, value)?;
+    let least = LARGE_SEGMENT / MIB;
+    if mb <= least {
+        return Err(format!(
+            "CachingAllocator option {key} too small, must be > {least}"
+        ));
+    }
+    Ok(mb.saturating_mul(MIB))
 }
 
 fn number(key: &str, value: &str) -> Result<usize, String> {

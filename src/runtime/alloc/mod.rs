@@ -522,29 +522,36 @@ impl<S: SegmentSource> CachingAllocator<S> {
         stream: StreamId,
     ) -> Result<u32, AllocError> {
         let seg_size = segment_size(rounded);
-        match self.new_segment(seg_size, pool, stream) {
-            Ok(n) => return Ok(n),
-            Err(SegmentError::Failed(why)) => return Err(AllocError::Failed(why)),
-            Err(SegmentError::Assert) => return Err(AllocError::Assert),
-            Err(SegmentError::OutOfMemory) => {}
+        if let Some(n) = self.try_segment(seg_size, pool, stream)? {
+            return Ok(n);
         }
         if self.release_oversize(pool, stream, rounded) {
-            match self.new_segment(seg_size, pool, stream) {
-                Ok(n) => return Ok(n),
-                Err(SegmentError::Failed(why)) => return Err(AllocError::Failed(why)),
-                Err(SegmentError::Assert) => return Err(AllocError::Assert),
-                Err(SegmentError::OutOfMemory) => {}
+            if let Some(n) = self.try_segment(seg_size, pool, stream)? {
+                return Ok(n);
             }
         }
         self.stats.num_alloc_retries += 1;
         self.empty_cache();
-        match self.new_segment(seg_size, pool, stream) {
-            Ok(n) => return Ok(n),
-            Err(SegmentError::Failed(why)) => return Err(AllocError::Failed(why)),
-            Err(SegmentError::Assert) => return Err(AllocError::Assert),
-            Err(SegmentError::OutOfMemory) => {}
+        if let Some(n) = self.try_segment(seg_size, pool, stream)? {
+            return Ok(n);
         }
         Err(self.out_of_memory(size, stream))
+    }
+
+    /// A new segment, or None where the device is out of memory (any
+    /// other failure is the error).
+    fn try_segment(
+        &mut self,
+        size: usize,
+        pool: Pool,
+        stream: StreamId,
+    ) -> Result<Option<u32>, AllocError> {
+        match self.new_segment(size, pool, stream) {
+            Ok(n) => Ok(Some(n)),
+            Err(SegmentError::OutOfMemory) => Ok(None),
+            Err(SegmentError::Failed(why)) => Err(AllocError::Failed(why)),
+            Err(SegmentError::Assert) => Err(AllocError::Assert),
+        }
     }
 
     /// Out of memory for `size` bytes on `stream`, after the cache was

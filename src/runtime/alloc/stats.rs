@@ -160,11 +160,9 @@ impl Stats {
         self.oversize_segments.reset_accumulated();
     }
 
-    /// `torch.cuda.memory_stats()`: every statistic under PyTorch's key
-    /// (`allocated_bytes.small_pool.peak`), sorted as PyTorch sorts them.
-    pub fn pairs(&self) -> Vec<(String, i64)> {
-        let mut out = Vec::new();
-        let arrays = [
+    /// The statistics kept per pool, under PyTorch's names.
+    pub fn named(&self) -> [(&'static str, &StatArray); 9] {
+        [
             ("allocation", &self.allocation),
             ("segment", &self.segment),
             ("active", &self.active),
@@ -174,8 +172,14 @@ impl Stats {
             ("active_bytes", &self.active_bytes),
             ("inactive_split_bytes", &self.inactive_split_bytes),
             ("requested_bytes", &self.requested_bytes),
-        ];
-        for (name, a) in arrays {
+        ]
+    }
+
+    /// `torch.cuda.memory_stats()`: every statistic under PyTorch's key
+    /// (`allocated_bytes.small_pool.peak`), sorted as PyTorch sorts them.
+    pub fn pairs(&self) -> Vec<(String, i64)> {
+        let mut out = Vec::new();
+        for (name, a) in self.named() {
             for (pool, s) in [
                 ("all", &a.all),
                 ("large_pool", &a.large_pool),
