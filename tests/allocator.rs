@@ -35,11 +35,19 @@ proptest! {
     #[test]
     fn invariants_hold_under_random_use(
         ops in prop::collection::vec(op(), 1..120),
-        settings in prop_oneof![Just(""), Just("max_split_size_mb:21"), Just("roundup_power2_divisions:4,max_split_size_mb:22")],
+        settings in prop_oneof![
+            Just(""),
+            Just("max_split_size_mb:21"),
+            Just("roundup_power2_divisions:4,max_split_size_mb:22"),
+            Just("garbage_collection_threshold:0.3"),
+        ],
     ) {
         let mut a = CachingAllocator::new(Capacity::new(256 << 20));
         let mut config = AllocatorConfig::default();
         config.parse(settings).unwrap();
+        if config.garbage_collection_threshold > 0.0 {
+            a.set_memory_fraction(0.75);
+        }
         a.set_config(config);
         let mut live: Vec<Block> = Vec::new();
         let mut waiting: Vec<Block> = Vec::new();
@@ -241,5 +249,41 @@ fn a_max_split_size_keeps_large_blocks_whole() {
     assert_eq!(a.stats().num_alloc_retries, retries);
     assert!(a.stats().num_device_free > freed);
     assert_eq!(again.size, 500 * MIB);
+    a.check().unwrap();
+}
+
+/// `garbage_collection_threshold:0.4` with a memory fraction, by the rules
+/// of PyTorch's `garbage_collect_cached_blocks`: before a new segment, while
+/// the segments hold more than 40% of the allowed memory, the cached whole
+/// segments that have waited at least their average (in searches of the
+/// pool) go back, without the retry the full release would count.
+#[test]
+fn garbage_collection_gives_back_the_oldest_cached_segments() {
+    const MIB: usize = 1 << 20;
+    let mut a = CachingAllocator::new(Capacity::new(1 << 30));
+    a.set_memory_fraction(0.5);
+    let mut config = AllocatorConfig::default();
+    config.parse("garbage_collection_threshold:0.4").unwrap();
+    a.set_config(config);
+    let old = a.malloc(200 * MIB, 0).unwrap();
+    a.free(old);
+    // A block on another stream, used again and again: it stays young.
+    let mut young = a.malloc(50 * MIB, 1).unwrap();
+    for _ in 0..5 {
+        a.free(young);
+        young = a.malloc(50 * MIB, 1).unwrap();
+    }
+    a.free(young);
+    // 300 MiB fits no cached block: 250 MiB reserved is over 40% of 512,
+    // so the old segment (waited 7 searches, the average 4) goes; the young
+    // one (1) stays.
+    let big = a.malloc(300 * MIB, 0).unwrap();
+    let s = a.stats();
+    assert_eq!(s.reserved_bytes.all.current, (350 * MIB) as u64);
+    assert_eq!(s.num_device_free, 1);
+    assert_eq!(s.num_alloc_retries, 0);
+    assert!(a.segments().any(|seg| seg.id == young.segment));
+    assert!(!a.segments().any(|seg| seg.id == old.segment));
+    a.free(big);
     a.check().unwrap();
 }

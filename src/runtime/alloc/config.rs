@@ -1,10 +1,10 @@
 //! `PYTORCH_CUDA_ALLOC_CONF`: the caching allocator's settings, read as
 //! PyTorch reads them (`max_split_size_mb:128,roundup_power2_divisions:4`).
-//! `max_split_size_mb`, `max_non_split_rounding_mb` and
-//! `roundup_power2_divisions` change what the allocator does, as they do
-//! PyTorch's; the settings about what cudash does not model (expandable
-//! segments, garbage collection, the `cudaMallocAsync` backend, pinned
-//! memory's registration) are taken and said to have no effect here.
+//! `max_split_size_mb`, `max_non_split_rounding_mb`,
+//! `roundup_power2_divisions` and `garbage_collection_threshold` change what
+//! the allocator does, as they do PyTorch's; the settings about what cudash
+//! does not model (expandable segments, the `cudaMallocAsync` backend,
+//! pinned memory's registration) are taken and said to have no effect here.
 
 use super::{LARGE_SEGMENT, MIN_BLOCK};
 
@@ -25,6 +25,8 @@ pub struct AllocatorConfig {
     /// For each interval, into how many equal steps a power of two is
     /// divided when a request is rounded up (0: no rounding beyond 512 B).
     pub roundup_power2_divisions: [usize; ROUNDUP_INTERVALS],
+    /// With a memory fraction set: the share of the allowed memory past
+    /// which cached blocks are given back before a new segment (0: never).
     pub garbage_collection_threshold: f64,
     pub expandable_segments: bool,
 }
@@ -77,7 +79,6 @@ impl AllocatorConfig {
                         return Err("garbage_collect_threshold too big, set it 0.0~1.0".into());
                     }
                     self.garbage_collection_threshold = t;
-                    ignored.push(format!("{key}:{value}"));
                 }
                 "expandable_segments" => {
                     self.expandable_segments = match value {

@@ -123,6 +123,9 @@ struct Node {
     bin_pos: u32,
     /// The statement that allocated it (while it is in use).
     frame: Frame,
+    /// Its pool's count of searches when it became free (PyTorch's
+    /// `gc_count_base`): how long it has waited, for garbage collection.
+    gc_base: u64,
 }
 
 const NIL: u32 = u32::MAX;
@@ -197,6 +200,10 @@ pub struct CachingAllocator<S: SegmentSource> {
     allowed: Option<usize>,
     /// `PYTORCH_CUDA_ALLOC_CONF`'s settings.
     config: AllocatorConfig,
+    /// Searches of the small and the large pool for a free block, counted
+    /// while garbage collection is on (PyTorch's
+    /// `get_free_blocks_call_count`).
+    searches: [u64; 2],
 }
 
 pub fn pool_for(size: usize) -> Pool {
@@ -238,6 +245,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             held_elsewhere: None,
             allowed: None,
             config: AllocatorConfig::default(),
+            searches: [0; 2],
         }
         .with_config(AllocatorConfig::default())
     }
@@ -349,6 +357,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
 
     /// Adds free block `i` to the free index.
     fn index_insert(&mut self, i: u32) {
+        self.nodes[i as usize].gc_base = self.searches[self.nodes[i as usize].pool as usize];
         let n = self.nodes[i as usize];
         match n.pool {
             Pool::Large => {
@@ -446,9 +455,18 @@ impl<S: SegmentSource> CachingAllocator<S> {
     pub fn malloc(&mut self, size: usize, stream: StreamId) -> Result<Block, AllocError> {
         let rounded = self.config.round_size(size);
         let pool = pool_for(rounded);
+        let collects = self.collects_garbage();
+        if collects {
+            self.searches[pool as usize] += 1;
+        }
         let at = match self.best_fit(pool, stream, rounded) {
             Some(i) => i,
-            None => self.grow(size, rounded, pool, stream)?,
+            None => {
+                if collects {
+                    self.collect_garbage();
+                }
+                self.grow(size, rounded, pool, stream)?
+            }
         };
         let node = self.nodes[at as usize];
         // PyTorch's `is_split`: the block shares its segment with others.
@@ -600,6 +618,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             stream,
             bin_pos: 0,
             frame: Frame::default(),
+            gc_base: 0,
         });
         let frame = self.history.frame();
         self.segments.insert(
@@ -774,6 +793,61 @@ impl<S: SegmentSource> CachingAllocator<S> {
         }
         self.record(Action::SegmentFree, s.handle, s.size, s.stream);
         s.size
+    }
+
+    /// Whether cached blocks are collected as garbage: a
+    /// `garbage_collection_threshold` and a memory fraction both set.
+    fn collects_garbage(&self) -> bool {
+        self.allowed.is_some() && self.config.garbage_collection_threshold > 0.0
+    }
+
+    /// PyTorch's `garbage_collect_cached_blocks`, before a new segment:
+    /// while the segments hold more than the threshold's share of the
+    /// allowed memory, the free large blocks that are whole segments and
+    /// have waited at least as long as their average (in searches of the
+    /// pool since they became free) go back to the device, the oldest
+    /// first in rounds, until the excess is gone or none is left.
+    fn collect_garbage(&mut self) {
+        let Some(allowed) = self.allowed else {
+            return;
+        };
+        let limit = (self.config.garbage_collection_threshold * allowed as f64) as u64;
+        let reserved = self.stats.reserved_bytes.all.current;
+        if reserved <= limit {
+            return;
+        }
+        let target = reserved - limit;
+        let now = self.searches[Pool::Large as usize];
+        let age = |n: &Node| now.saturating_sub(n.gc_base);
+        let freeable = |me: &Self| -> Vec<u32> {
+            me.large
+                .iter()
+                .map(|&(_, _, i)| i)
+                .filter(|&i| {
+                    let n = &me.nodes[i as usize];
+                    n.prev == NIL && n.next == NIL
+                })
+                .collect()
+        };
+        let blocks = freeable(self);
+        let mut count = blocks.len() as u64;
+        let mut total_age: u64 = blocks.iter().map(|&i| age(&self.nodes[i as usize])).sum();
+        let mut reclaimed = 0u64;
+        let mut freed_one = true;
+        while reclaimed < target && freed_one && count > 0 {
+            let threshold = total_age as f64 / count as f64;
+            freed_one = false;
+            for i in freeable(self) {
+                let n = self.nodes[i as usize];
+                if age(&n) as f64 >= threshold {
+                    freed_one = true;
+                    reclaimed += n.size as u64;
+                    total_age -= age(&n);
+                    count -= 1;
+                    self.release_segment(n.segment);
+                }
+            }
+        }
     }
 
     /// Before the whole cache goes, as PyTorch's
