@@ -1272,10 +1272,6 @@ const RENAMED: &[(&str, &str)] = &[
     ("torch.cuda.stream", "stream"),
     ("torch.cuda.Event", "event"),
     (
-        "torch.cuda.reset_max_memory_allocated",
-        "reset_peak_memory_stats",
-    ),
-    (
         "torch.cuda.memory._record_memory_history",
         "record_memory_history",
     ),

@@ -353,6 +353,11 @@ const MEMBERS: &[(&str, &str, &str)] = &[
         "torch.cuda._memory",
     ),
     (
+        "torch.cuda",
+        "reset_max_memory_allocated",
+        "torch.cuda._memory",
+    ),
+    (
         "torch.nn.utils.rnn",
         "PackedSequence",
         "torch.nn.utils._rnn",

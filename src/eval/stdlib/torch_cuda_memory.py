@@ -1,8 +1,9 @@
 """PyTorch's other names for the allocator's statistics
 (torch/cuda/memory.py): `memory_stats_as_nested_dict()`, and the names
 from before "cached" became "reserved" (`memory_cached`,
-`max_memory_cached`, `reset_max_memory_cached`), each with PyTorch's
-FutureWarning where PyTorch gives one."""
+`max_memory_cached`, `reset_max_memory_cached`) and before the peaks were
+reset together (`reset_max_memory_allocated`), each with PyTorch's
+FutureWarning."""
 import warnings
 
 import torch
@@ -41,6 +42,16 @@ def max_memory_cached(device=None):
 def reset_max_memory_cached(device=None):
     warnings.warn(
         "torch.cuda.reset_max_memory_cached now calls torch.cuda.reset_peak_memory_stats, "
+        "which resets /all/ peak memory stats.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    torch.cuda.reset_peak_memory_stats(device)
+
+
+def reset_max_memory_allocated(device=None):
+    warnings.warn(
+        "torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats, "
         "which resets /all/ peak memory stats.",
         FutureWarning,
         stacklevel=2,
