@@ -280,6 +280,9 @@ pub fn cuda_collectives(nccl: Option<&str>) -> String {
 /// How the collectives line under `devices` begins.
 pub const COLLECTIVES: &str = "collectives: ";
 
+/// A figure of PyTorch's summary, in the units its reference figure takes.
+type Format = fn(u64, f64) -> String;
+
 /// `torch.cuda.memory_summary(device, abbreviated)`: PyTorch's table of the
 /// allocator's statistics, line for line as PyTorch prints it (each row's
 /// units chosen from its all-pools figure).
@@ -299,7 +302,6 @@ pub fn pytorch_summary(s: &Stats, device: u32, abbreviated: bool) -> String {
         rule("="),
         "        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ".to_string(),
     ];
-    type Format = fn(u64, f64) -> String;
     let metrics: [(&StatArray, &str, Format); 9] = [
         (&s.allocated_bytes, "Allocated memory", size_cell),
         (&s.active_bytes, "Active memory", size_cell),
@@ -334,7 +336,7 @@ pub fn pytorch_summary(s: &Stats, device: u32, abbreviated: bool) -> String {
 }
 
 /// One row: the four figures, each in the units its all-pools figure takes.
-fn summary_row(label: &str, st: &Stat, units: &Stat, cell: fn(u64, f64) -> String) -> String {
+fn summary_row(label: &str, st: &Stat, units: &Stat, cell: Format) -> String {
     format!(
         " {label:<21} | {} | {} | {} | {} ",
         cell(st.current, units.current as f64),

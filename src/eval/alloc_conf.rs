@@ -42,12 +42,8 @@ impl Interp {
     /// read it at its first CUDA use, if no device has allocated yet; after
     /// that PyTorch has read it already, and the program is told so.
     pub(crate) fn alloc_conf_set_in_environ(&mut self, text: &str) -> Result<(), Error> {
-        let used = (0..self.rt.devices.count()).any(|d| {
-            self.rt
-                .devices
-                .gpu(d)
-                .is_some_and(|g| g.allocator.stats().allocation.all.allocated > 0)
-        });
+        let used = (0..self.rt.devices.count())
+            .any(|d| self.rt.devices.gpu(d).is_some_and(|g| g.allocator.used()));
         if !used {
             return self.configure_allocators(text, true);
         }

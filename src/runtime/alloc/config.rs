@@ -121,6 +121,12 @@ impl AllocatorConfig {
         i64::try_from(self.max_split_size).unwrap_or(-1)
     }
 
+    /// Whether a block or segment of `size` bytes is one PyTorch counts
+    /// as oversize (`max_split_size` or more).
+    pub fn is_oversize(&self, size: usize) -> bool {
+        size >= self.max_split_size
+    }
+
     /// The divisions for a request of `size` bytes.
     fn divisions_for(&self, size: usize) -> usize {
         let log = size.max(1).ilog2() as i64;

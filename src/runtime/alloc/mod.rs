@@ -130,6 +130,14 @@ struct Node {
 
 const NIL: u32 = u32::MAX;
 
+impl Node {
+    /// PyTorch's `is_split`: the block shares its segment with others (so a
+    /// free one cannot go back to the device).
+    fn is_split(&self) -> bool {
+        self.prev != NIL || self.next != NIL
+    }
+}
+
 /// Why an allocation failed, with the figures for the message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutOfMemory {
@@ -204,6 +212,9 @@ pub struct CachingAllocator<S: SegmentSource> {
     /// while garbage collection is on (PyTorch's
     /// `get_free_blocks_call_count`).
     searches: [u64; 2],
+    /// Whether it ever handed out a block (PyTorch reads
+    /// `PYTORCH_CUDA_ALLOC_CONF` once, before that).
+    used: bool,
 }
 
 pub fn pool_for(size: usize) -> Pool {
@@ -232,7 +243,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
 
     /// An allocator recording into `history` (a session's shares its context).
     pub fn with_history(source: S, history: History) -> Self {
-        CachingAllocator {
+        let mut a = CachingAllocator {
             source,
             segments: BTreeMap::new(),
             nodes: Vec::new(),
@@ -246,13 +257,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
             allowed: None,
             config: AllocatorConfig::default(),
             searches: [0; 2],
-        }
-        .with_config(AllocatorConfig::default())
-    }
-
-    fn with_config(mut self, config: AllocatorConfig) -> Self {
-        self.set_config(config);
-        self
+            used: false,
+        };
+        a.set_config(AllocatorConfig::default());
+        a
     }
 
     /// `PYTORCH_CUDA_ALLOC_CONF`'s settings from now on.
@@ -263,6 +271,11 @@ impl<S: SegmentSource> CachingAllocator<S> {
 
     pub fn config(&self) -> &AllocatorConfig {
         &self.config
+    }
+
+    /// Whether it ever handed out a block.
+    pub fn used(&self) -> bool {
+        self.used
     }
 
     /// `set_per_process_memory_fraction(fraction)`: segments may hold at
@@ -357,8 +370,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
 
     /// Adds free block `i` to the free index.
     fn index_insert(&mut self, i: u32) {
-        self.nodes[i as usize].gc_base = self.searches[self.nodes[i as usize].pool as usize];
         let n = self.nodes[i as usize];
+        self.nodes[i as usize].gc_base = self.searches[n.pool as usize];
         match n.pool {
             Pool::Large => {
                 self.large.insert((n.stream, n.size, i));
@@ -453,6 +466,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
 
     /// Allocates `size` bytes for use on `stream`.
     pub fn malloc(&mut self, size: usize, stream: StreamId) -> Result<Block, AllocError> {
+        self.used = true;
         let rounded = self.config.round_size(size);
         let pool = pool_for(rounded);
         let collects = self.collects_garbage();
@@ -469,8 +483,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             }
         };
         let node = self.nodes[at as usize];
-        // PyTorch's `is_split`: the block shares its segment with others.
-        let already_split = node.prev != NIL || node.next != NIL;
+        let already_split = node.is_split();
         let remaining = node.size - rounded;
         // Blocks of `max_split_size` or more are handed out whole.
         let split = match pool {
@@ -516,7 +529,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         st.active.increase(pool, 1);
         st.active_bytes.increase(pool, taken as u64);
         st.requested_bytes.increase(pool, size as u64);
-        if taken >= self.config.max_split_size {
+        if self.config.is_oversize(taken) {
             st.oversize_allocations.increase(1);
         }
         let addr = self.addr_of(at);
@@ -637,7 +650,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         st.segment.increase(pool, 1);
         st.reserved_bytes.increase(pool, size as u64);
         st.num_device_alloc += 1;
-        if size >= self.config.max_split_size {
+        if self.config.is_oversize(size) {
             st.oversize_segments.increase(1);
         }
         self.record(Action::SegmentAlloc, handle, size, stream);
@@ -663,12 +676,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         };
         if let BlockState::Allocated { requested } = node.state {
             self.nodes[block.node as usize].state = BlockState::Waiting { requested };
-            let st = &mut self.stats;
-            st.allocation.decrease(node.pool, 1);
-            st.allocated_bytes.decrease(node.pool, block.size as u64);
-            if block.size >= self.config.max_split_size {
-                st.oversize_allocations.decrease(1);
-            }
+            self.count_free_requested(node.pool, block.size);
             let addr = node.base + block.offset as u64;
             self.record(Action::FreeRequested, addr, requested, block.stream);
         }
@@ -732,18 +740,15 @@ impl<S: SegmentSource> CachingAllocator<S> {
         merged.frame = Frame::default();
         self.nodes[keep as usize] = merged;
         self.index_insert(keep);
-        if merged.prev != NIL || merged.next != NIL {
+        if merged.is_split() {
             splits += 1;
             split_bytes += merged.size as i64;
         }
-        let (pool, st) = (node.pool, &mut self.stats);
+        let pool = node.pool;
         if was_allocated {
-            st.allocation.decrease(pool, 1);
-            st.allocated_bytes.decrease(pool, block.size as u64);
-            if block.size >= self.config.max_split_size {
-                st.oversize_allocations.decrease(1);
-            }
+            self.count_free_requested(pool, block.size);
         }
+        let st = &mut self.stats;
         change(&mut st.inactive_split, pool, splits);
         change(&mut st.inactive_split_bytes, pool, split_bytes);
         st.active.decrease(pool, 1);
@@ -759,6 +764,17 @@ impl<S: SegmentSource> CachingAllocator<S> {
         self.record(action, addr, requested, block.stream);
     }
 
+    /// A block's tensor let it go (PyTorch's `free`, before the block itself
+    /// is free): it no longer counts as allocated.
+    fn count_free_requested(&mut self, pool: Pool, size: usize) {
+        let st = &mut self.stats;
+        st.allocation.decrease(pool, 1);
+        st.allocated_bytes.decrease(pool, size as u64);
+        if self.config.is_oversize(size) {
+            st.oversize_allocations.decrease(1);
+        }
+    }
+
     /// Releases every segment that is entirely free back to the device
     /// (PyTorch's `release_cached_blocks`, which first waits for the blocks
     /// awaiting streams: the caller has freed those).
@@ -769,7 +785,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             .values()
             .filter(|s| {
                 let n = &self.nodes[s.first as usize];
-                n.state == BlockState::Free && n.next == NIL
+                n.state == BlockState::Free && !n.is_split()
             })
             .map(|s| s.id)
             .collect();
@@ -788,7 +804,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         st.segment.decrease(s.pool, 1);
         st.reserved_bytes.decrease(s.pool, s.size as u64);
         st.num_device_free += 1;
-        if s.size >= self.config.max_split_size {
+        if self.config.is_oversize(s.size) {
             st.oversize_segments.decrease(1);
         }
         self.record(Action::SegmentFree, s.handle, s.size, s.stream);
@@ -823,10 +839,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             me.large
                 .iter()
                 .map(|&(_, _, i)| i)
-                .filter(|&i| {
-                    let n = &me.nodes[i as usize];
-                    n.prev == NIL && n.next == NIL
-                })
+                .filter(|&i| !me.nodes[i as usize].is_split())
                 .collect()
         };
         let blocks = freeable(self);
@@ -861,11 +874,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
             return false;
         }
         let want = size.max(max_split);
-        let whole = |n: &Node| n.prev == NIL && n.next == NIL;
         let oversize: Vec<(usize, u32)> = self
             .large
             .range((stream, max_split, 0)..=(stream, usize::MAX, u32::MAX))
-            .filter(|&&(_, _, i)| whole(&self.nodes[i as usize]))
+            .filter(|&&(_, _, i)| !self.nodes[i as usize].is_split())
             .map(|&(_, size, i)| (size, i))
             .collect();
         let segment_of = |me: &Self, i: u32| me.nodes[i as usize].segment;
