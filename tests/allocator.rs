@@ -1,8 +1,9 @@
 //! The caching allocator's invariants under random use: blocks tile each
 //! segment, nothing overlaps, every statistic's current value (per pool,
 //! inactive splits included) equals a recount, and everything goes back to
-//! the device once freed and `empty_cache()` runs; and PyTorch's figures for
-//! a few allocations worked out by its rules.
+//! the device once freed and `empty_cache()` runs (expandable segments
+//! too, turned on and off as it runs); and PyTorch's figures for a few
+//! allocations worked out by its rules.
 
 use cudash::runtime::alloc::{AllocatorConfig, Block, CachingAllocator, Capacity};
 use proptest::prelude::*;
@@ -17,6 +18,8 @@ enum Op {
     /// Freed by its tensor while another stream uses it (`record_stream`).
     FreeLater(usize),
     EmptyCache,
+    /// `_set_allocator_settings("expandable_segments:...")` mid-run.
+    Expandable(bool),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -26,6 +29,7 @@ fn op() -> impl Strategy<Value = Op> {
         5 => any::<usize>().prop_map(Op::Free),
         2 => any::<usize>().prop_map(Op::FreeLater),
         1 => Just(Op::EmptyCache),
+        1 => any::<bool>().prop_map(Op::Expandable),
     ]
 }
 
@@ -40,7 +44,10 @@ proptest! {
             Just("max_split_size_mb:21"),
             Just("roundup_power2_divisions:4,max_split_size_mb:22"),
             Just("garbage_collection_threshold:0.3"),
+            Just("expandable_segments:True"),
+            Just("expandable_segments:True,max_split_size_mb:21"),
         ],
+        toggles in any::<bool>(),
     ) {
         let mut a = CachingAllocator::new(Capacity::new(256 << 20));
         let mut config = AllocatorConfig::default();
@@ -82,6 +89,12 @@ proptest! {
                 Op::EmptyCache => {
                     a.empty_cache();
                 }
+                Op::Expandable(on) if toggles => {
+                    let mut config = a.config().clone();
+                    config.expandable_segments = on;
+                    a.set_config(config);
+                }
+                Op::Expandable(_) => {}
             }
             if let Err(e) = a.check() {
                 prop_assert!(false, "{e}");
@@ -95,6 +108,7 @@ proptest! {
         prop_assert_eq!(a.stats().reserved_bytes.all.current, 0);
         prop_assert_eq!(a.stats().allocated_bytes.all.current, 0);
         prop_assert_eq!(a.source().used, 0);
+        prop_assert_eq!(a.segments().count(), 0);
     }
 }
 

@@ -256,7 +256,7 @@ pub fn segments_svg(gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<String>) -> Str
             let (fill, name, what) = match state {
                 BlockState::Free => ("none".to_string(), None, "free".to_string()),
                 BlockState::Allocated { requested } => {
-                    let name = memory::block_owner(owner(seg.id, off));
+                    let name = memory::block_owner(owner(seg.id, seg.block_offset(off)));
                     let what = format!("{name}: requested {}", human_bytes(requested as u128));
                     (colour.to_string(), Some(name), what)
                 }

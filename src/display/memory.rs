@@ -166,7 +166,7 @@ pub fn map(info: &DeviceInfo, gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<Strin
             Pool::Large => "large",
         };
         let mut bar = vec!['.'; WIDTH];
-        for (off, size, state) in a.blocks(seg) {
+        for (off, size, state) in a.blocks(&seg) {
             let mark = match state {
                 BlockState::Free => continue,
                 BlockState::Allocated { .. } => '#',
@@ -183,12 +183,12 @@ pub fn map(info: &DeviceInfo, gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<Strin
             stream_name(seg.stream),
             bar.iter().collect::<String>()
         ));
-        for (off, size, state) in a.blocks(seg) {
+        for (off, size, state) in a.blocks(&seg) {
             let what = match state {
                 BlockState::Free => "free".to_string(),
                 BlockState::Allocated { requested } => format!(
                     "allocated {} (requested {})",
-                    block_owner(owner(seg.id, off)),
+                    block_owner(owner(seg.id, seg.block_offset(off))),
                     h(requested as u64)
                 ),
                 BlockState::Waiting { .. } => format!(

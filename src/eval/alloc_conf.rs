@@ -31,8 +31,9 @@ impl Interp {
             self.emit(Output::Warning(format!(
                 "UserWarning: PYTORCH_CUDA_ALLOC_CONF's `{what}` has no effect in cudash: its \
                  caching allocator models max_split_size_mb, max_non_split_rounding_mb, \
-                 roundup_power2_divisions and garbage_collection_threshold, not expandable \
-                 segments, the cudaMallocAsync backend or pinned memory's registration"
+                 roundup_power2_divisions, garbage_collection_threshold and \
+                 expandable_segments, not the cudaMallocAsync backend or pinned memory's \
+                 registration"
             )));
         }
         Ok(())

@@ -74,6 +74,18 @@ impl<T: SegmentSource + ?Sized> SegmentSource for Box<T> {
     fn free(&self) -> Option<usize> {
         (**self).free()
     }
+    fn reserve_address(&mut self, bytes: usize) -> Result<u64, SegmentError> {
+        (**self).reserve_address(bytes)
+    }
+    fn map(&mut self, addr: u64, bytes: usize) -> Result<(), SegmentError> {
+        (**self).map(addr, bytes)
+    }
+    fn unmap(&mut self, addr: u64, bytes: usize) {
+        (**self).unmap(addr, bytes)
+    }
+    fn release_address(&mut self, addr: u64, bytes: usize) {
+        (**self).release_address(addr, bytes)
+    }
 }
 
 /// `--backend`: which backend provides the session's CUDA devices.

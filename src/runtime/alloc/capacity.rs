@@ -1,7 +1,8 @@
 //! The simulator's segment source: a device whose memory is a number.
 //! Its segments get addresses as a GPU's would (each 2 MiB aligned, none
 //! overlapping, in a range where a 64-bit process's device memory lies), so
-//! a snapshot's segments and blocks read as PyTorch's do.
+//! a snapshot's segments and blocks read as PyTorch's do. Expandable
+//! segments' address space costs nothing; their mapped pages count as used.
 
 use super::{SegmentError, SegmentSource};
 
@@ -50,5 +51,23 @@ impl SegmentSource for Capacity {
     }
     fn free(&self) -> Option<usize> {
         Some(self.total - self.used)
+    }
+    fn reserve_address(&mut self, bytes: usize) -> Result<u64, SegmentError> {
+        let at = self.next;
+        let step = (bytes as u64).div_ceil(ALIGN).max(1) * ALIGN;
+        self.next = self.next.saturating_add(step);
+        Ok(at)
+    }
+    fn map(&mut self, _addr: u64, bytes: usize) -> Result<(), SegmentError> {
+        match self.used.checked_add(bytes) {
+            Some(used) if used <= self.total => {
+                self.used = used;
+                Ok(())
+            }
+            _ => Err(SegmentError::OutOfMemory),
+        }
+    }
+    fn unmap(&mut self, _addr: u64, bytes: usize) {
+        self.used -= bytes;
     }
 }

@@ -12,12 +12,19 @@ impl<S: SegmentSource> CachingAllocator<S> {
         // Per pool, what each statistic's current value must be.
         let mut counted = Stats::default();
         let mut free_keys = BTreeSet::new();
+        let mut expandable_free = BTreeSet::new();
+        let mut unmapped = BTreeSet::new();
         for s in self.segments.values() {
             let pool = s.pool;
-            counted.segment.increase(pool, 1);
-            counted.reserved_bytes.increase(pool, s.size as u64);
-            let split = self.nodes[s.first as usize].next != NIL;
+            // An expandable segment counts its mapped bytes as reserved
+            // and is not a segment in PyTorch's statistics.
+            if !s.expandable {
+                counted.segment.increase(pool, 1);
+                counted.reserved_bytes.increase(pool, s.size as u64);
+            }
+            let split = self.nodes[s.first as usize].next != NIL && !s.expandable;
             let (mut at, mut prev, mut prev_free) = (0usize, NIL, false);
+            let mut prev_unmapped = false;
             let mut i = s.first;
             while i != NIL {
                 let n = &self.nodes[i as usize];
@@ -27,8 +34,35 @@ impl<S: SegmentSource> CachingAllocator<S> {
                         s.id, n.offset
                     ));
                 }
+                if n.expandable != s.expandable || (!n.mapped && !s.expandable) {
+                    return Err(format!(
+                        "segment {}: block at {} is of another kind",
+                        s.id, n.offset
+                    ));
+                }
                 at += n.size;
                 let size = n.size as u64;
+                if !n.mapped {
+                    let page = super::expandable::page_size(pool);
+                    if prev_unmapped
+                        || n.state != BlockState::Free
+                        || !n.offset.is_multiple_of(page)
+                    {
+                        return Err(format!(
+                            "segment {}: unmapped space at {} is not whole free pages between mapped ones",
+                            s.id, n.offset
+                        ));
+                    }
+                    unmapped.insert((pool, s.stream, n.base + n.offset as u64, i));
+                    (prev_unmapped, prev_free) = (true, false);
+                    prev = i;
+                    i = n.next;
+                    continue;
+                }
+                prev_unmapped = false;
+                if s.expandable {
+                    counted.reserved_bytes.increase(pool, size);
+                }
                 match n.state {
                     BlockState::Free => {
                         if prev_free {
@@ -37,7 +71,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
                                 s.id, n.offset
                             ));
                         }
-                        free_keys.insert((s.pool, s.stream, n.size, i));
+                        match s.expandable {
+                            true => expandable_free.insert((s.pool, s.stream, n.size, i)),
+                            false => free_keys.insert((s.pool, s.stream, n.size, i)),
+                        };
                         if split {
                             counted.inactive_split.increase(pool, 1);
                             counted.inactive_split_bytes.increase(pool, size);
@@ -69,8 +106,11 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 ));
             }
         }
-        if free_keys != self.indexed() {
+        if free_keys != self.indexed() || expandable_free != self.expandable_free {
             return Err("the free-block index does not match the segments".into());
+        }
+        if unmapped != self.unmapped {
+            return Err("the index of unmapped space does not match the segments".into());
         }
         let currents = |st: &Stats| -> Vec<(&'static str, [u64; 3])> {
             st.named()

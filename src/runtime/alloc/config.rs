@@ -1,10 +1,11 @@
 //! `PYTORCH_CUDA_ALLOC_CONF`: the caching allocator's settings, read as
 //! PyTorch reads them (`max_split_size_mb:128,roundup_power2_divisions:4`).
 //! `max_split_size_mb`, `max_non_split_rounding_mb`,
-//! `roundup_power2_divisions` and `garbage_collection_threshold` change what
-//! the allocator does, as they do PyTorch's; the settings about what cudash
-//! does not model (expandable segments, the `cudaMallocAsync` backend,
-//! pinned memory's registration) are taken and said to have no effect here.
+//! `roundup_power2_divisions`, `garbage_collection_threshold` and
+//! `expandable_segments` change what the allocator does, as they do
+//! PyTorch's; the settings about what cudash does not model (the
+//! `cudaMallocAsync` backend, pinned memory's registration) are taken and
+//! said to have no effect here.
 
 use super::{LARGE_SEGMENT, MIN_BLOCK};
 
@@ -90,9 +91,6 @@ impl AllocatorConfig {
                             ))
                         }
                     };
-                    if self.expandable_segments {
-                        ignored.push(format!("{key}:{value}"));
-                    }
                 }
                 "backend" => match value {
                     "native" => {}
@@ -275,7 +273,9 @@ mod tests {
             .unwrap_err()
             .contains("Unrecognized key 'max_spilt_size_mb'"));
         assert!(c.parse("roundup_power2_divisions:3").is_err());
-        assert_eq!(c.parse("expandable_segments:True").unwrap().len(), 1);
+        assert!(c.parse("expandable_segments:True").unwrap().is_empty());
+        assert!(c.expandable_segments);
+        assert_eq!(c.parse("backend:cudaMallocAsync").unwrap().len(), 1);
     }
 
     #[test]

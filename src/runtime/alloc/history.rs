@@ -25,6 +25,10 @@ pub enum Action {
     FreeCompleted,
     SegmentAlloc,
     SegmentFree,
+    /// Memory put behind an expandable segment's address space (pages).
+    SegmentMap,
+    /// An expandable segment's pages given back.
+    SegmentUnmap,
     /// `addr` holds what the device had free (`device_free`).
     Oom,
     /// A free requested and completed at once (no other stream used the
@@ -41,6 +45,8 @@ impl Action {
             Action::FreeCompleted => "free_completed",
             Action::SegmentAlloc => "segment_alloc",
             Action::SegmentFree => "segment_free",
+            Action::SegmentMap => "segment_map",
+            Action::SegmentUnmap => "segment_unmap",
             Action::Oom => "oom",
             Action::Free => "free",
         }

@@ -6,12 +6,15 @@
 //! allocated it. Segments come from a `SegmentSource` (the sim or CUDA backend).
 //! When a segment cannot be had, the cache is released and the request retried
 //! once before it fails with the figures an out-of-memory message needs.
+//! With `expandable_segments:True` a pool's memory is one segment per stream
+//! that grows page by page instead (`expandable.rs`).
 //! Every change is recorded in the allocator's history (`history.rs`).
 
 mod bins;
 mod capacity;
 mod check;
 pub mod config;
+mod expandable;
 pub mod history;
 mod stats;
 
@@ -57,7 +60,32 @@ pub trait SegmentSource {
     /// None where the device cannot say (its context was lost to a
     /// device-side assert, and `cudaMemGetInfo` fails).
     fn free(&self) -> Option<usize>;
+
+    // Expandable segments: address space first, memory behind it page by page.
+    /// Reserves `bytes` of address space with no memory behind it
+    /// (`cuMemAddressReserve`); its start.
+    fn reserve_address(&mut self, bytes: usize) -> Result<u64, SegmentError> {
+        let _ = bytes;
+        Err(SegmentError::Failed(NO_VMM.into()))
+    }
+    /// Puts new device memory behind `addr..addr+bytes` of reserved address
+    /// space, one page (`cuMemCreate`, `cuMemMap`, `cuMemSetAccess`).
+    fn map(&mut self, addr: u64, bytes: usize) -> Result<(), SegmentError> {
+        let _ = (addr, bytes);
+        Err(SegmentError::Failed(NO_VMM.into()))
+    }
+    /// Gives back the page `map` put at `addr` (`cuMemUnmap`, `cuMemRelease`).
+    fn unmap(&mut self, addr: u64, bytes: usize) {
+        let _ = (addr, bytes);
+    }
+    /// Gives back address space `reserve_address` gave, nothing mapped in it
+    /// any more (`cuMemAddressFree`).
+    fn release_address(&mut self, addr: u64, bytes: usize) {
+        let _ = (addr, bytes);
+    }
 }
+
+const NO_VMM: &str = "this device has no virtual memory management for expandable segments";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Pool {
@@ -92,17 +120,34 @@ pub enum BlockState {
     },
 }
 
+/// A segment as users see it: memory from one `cudaMalloc`, or one mapped
+/// stretch of an expandable segment (as PyTorch's snapshot reports them).
 #[derive(Debug, Clone)]
 pub struct Segment {
     pub id: u64,
+    /// Its address.
     pub handle: u64,
     pub size: usize,
     pub pool: Pool,
     pub stream: StreamId,
     /// The statement that made it.
     pub frame: Frame,
+    /// Part of an expandable segment (`expandable_segments:True`).
+    pub expandable: bool,
     /// The first block (lowest offset); blocks link to their neighbours.
     first: u32,
+    /// Where it starts in the address space its blocks' offsets count
+    /// from: 0 but for a mapped stretch of an expandable segment.
+    start: usize,
+}
+
+impl Segment {
+    /// The offset a `Block` has that lies `off` bytes into this segment: the
+    /// same, but in a mapped stretch of an expandable segment, whose blocks
+    /// count from the start of its address space.
+    pub fn block_offset(&self, off: usize) -> usize {
+        self.start + off
+    }
 }
 
 /// A block in the slab: blocks of a segment form a doubly linked list by offset.
@@ -126,6 +171,11 @@ struct Node {
     /// Its pool's count of searches when it became free (PyTorch's
     /// `gc_count_base`): how long it has waited, for garbage collection.
     gc_base: u64,
+    /// In an expandable segment.
+    expandable: bool,
+    /// Memory is behind it: false only for an expandable segment's
+    /// address space not mapped (such a node's state is `Free`).
+    mapped: bool,
 }
 
 const NIL: u32 = u32::MAX;
@@ -195,6 +245,12 @@ pub struct CachingAllocator<S: SegmentSource> {
     small: Vec<Option<Box<Bins>>>,
     /// Free large-pool blocks ordered for best fit: (stream, size, node).
     large: BTreeSet<(StreamId, usize, u32)>,
+    /// Free mapped blocks of expandable segments, for best fit: (pool,
+    /// stream, size, node).
+    expandable_free: BTreeSet<(Pool, StreamId, usize, u32)>,
+    /// Expandable segments' address space with no memory behind it, by
+    /// address: (pool, stream, address, node).
+    unmapped: BTreeSet<(Pool, StreamId, u64, u32)>,
     next_segment: u64,
     stats: Stats,
     history: History,
@@ -250,6 +306,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
             spare: Vec::new(),
             small: Vec::new(),
             large: BTreeSet::new(),
+            expandable_free: BTreeSet::new(),
+            unmapped: BTreeSet::new(),
             next_segment: 0,
             stats: Stats::default(),
             history,
@@ -324,11 +382,11 @@ impl<S: SegmentSource> CachingAllocator<S> {
         &self,
         seg: &Segment,
     ) -> impl Iterator<Item = (usize, usize, BlockState, Frame)> + '_ {
-        let mut at = seg.first;
+        let (mut at, start) = (seg.first, seg.start);
         std::iter::from_fn(move || {
-            let n = self.nodes.get(at as usize)?;
+            let n = self.nodes.get(at as usize).filter(|n| n.mapped)?;
             at = n.next;
-            Some((n.offset, n.size, n.state, n.frame))
+            Some((n.offset - start, n.size, n.state, n.frame))
         })
     }
 
@@ -358,8 +416,13 @@ impl<S: SegmentSource> CachingAllocator<S> {
         Some(seg.handle + block.offset as u64)
     }
 
-    pub fn segments(&self) -> impl Iterator<Item = &Segment> {
-        self.segments.values()
+    /// The segments as users see them: an expandable segment as its
+    /// mapped stretches.
+    pub fn segments(&self) -> impl Iterator<Item = Segment> + '_ {
+        self.segments.values().flat_map(|s| match s.expandable {
+            false => vec![s.clone()],
+            true => self.mapped_stretches(s),
+        })
     }
 
     /// A segment's blocks in address order: (offset, size, state).
@@ -372,6 +435,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
     fn index_insert(&mut self, i: u32) {
         let n = self.nodes[i as usize];
         self.nodes[i as usize].gc_base = self.searches[n.pool as usize];
+        if n.expandable {
+            self.expandable_free.insert((n.pool, n.stream, n.size, i));
+            return;
+        }
         match n.pool {
             Pool::Large => {
                 self.large.insert((n.stream, n.size, i));
@@ -393,6 +460,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
     /// Removes free block `i` from the free index.
     fn index_remove(&mut self, i: u32) {
         let n = self.nodes[i as usize];
+        if n.expandable {
+            self.expandable_free.remove(&(n.pool, n.stream, n.size, i));
+            return;
+        }
         match n.pool {
             Pool::Large => {
                 self.large.remove(&(n.stream, n.size, i));
@@ -419,9 +490,14 @@ impl<S: SegmentSource> CachingAllocator<S> {
     /// out of the index, as PyTorch's `get_free_block`: with a
     /// `max_split_size`, a request under it is not given a block of that size
     /// or more, and one of that size or more only a block at most
-    /// `max_non_split_rounding_size` larger.
+    /// `max_non_split_rounding_size` larger. Expandable segments' free
+    /// blocks are candidates while they are on (`expandable_fit`).
     fn best_fit(&mut self, pool: Pool, stream: StreamId, size: usize) -> Option<u32> {
-        let i = self.smallest_fit(pool, stream, size)?;
+        let regular = self.smallest_fit(pool, stream, size);
+        let i = match self.config.expandable_segments {
+            true => self.expandable_fit(pool, stream, size, regular)?,
+            false => regular?,
+        };
         let found = self.nodes[i as usize].size;
         let max_split = self.config.max_split_size;
         if size < max_split && found >= max_split {
@@ -487,8 +563,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
         let remaining = node.size - rounded;
         // Blocks of `max_split_size` or more are handed out whole.
         let split = match pool {
-            Pool::Small => remaining >= MIN_BLOCK,
-            Pool::Large => rounded < self.config.max_split_size && remaining > SMALL_SIZE,
+            _ if pool == Pool::Small || self.config.expandable_segments => remaining >= MIN_BLOCK,
+            _ => rounded < self.config.max_split_size && remaining > SMALL_SIZE,
         };
         let taken = if split { rounded } else { node.size };
         if split {
@@ -511,8 +587,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
         n.frame = frame;
         let st = &mut self.stats;
         // A free block that was split already, or is split now, cannot be
-        // given back to the device (PyTorch's `inactive_split`).
-        match (split, already_split) {
+        // given back to the device (PyTorch's `inactive_split`; an
+        // expandable segment's free pages can).
+        match (split, already_split && !node.expandable) {
+            _ if node.expandable => {}
             (true, true) => st.inactive_split_bytes.decrease(pool, taken as u64),
             (true, false) => {
                 st.inactive_split_bytes.increase(pool, remaining as u64);
@@ -552,31 +630,43 @@ impl<S: SegmentSource> CachingAllocator<S> {
         pool: Pool,
         stream: StreamId,
     ) -> Result<u32, AllocError> {
-        let seg_size = segment_size(rounded);
-        if let Some(n) = self.try_segment(seg_size, pool, stream)? {
+        if let Some(n) = self.try_segment(rounded, pool, stream)? {
             return Ok(n);
         }
         if self.release_oversize(pool, stream, rounded) {
-            if let Some(n) = self.try_segment(seg_size, pool, stream)? {
+            if let Some(n) = self.try_segment(rounded, pool, stream)? {
                 return Ok(n);
             }
         }
         self.stats.num_alloc_retries += 1;
         self.empty_cache();
-        if let Some(n) = self.try_segment(seg_size, pool, stream)? {
+        if let Some(n) = self.try_segment(rounded, pool, stream)? {
             return Ok(n);
         }
         Err(self.out_of_memory(size, stream))
     }
 
-    /// A new segment, or None where the device is out of memory (any
-    /// other failure is the error).
+    /// A new segment for a request of `rounded` bytes (or, with expandable
+    /// segments, the memory it needs mapped), or None where the device is
+    /// out of memory (any other failure is the error).
     fn try_segment(
         &mut self,
-        size: usize,
+        rounded: usize,
         pool: Pool,
         stream: StreamId,
     ) -> Result<Option<u32>, AllocError> {
+        let size = segment_size(rounded);
+        // PyTorch's check before `cudaMalloc` (or mapping, asked for the
+        // segment an ordinary request would get): the reserved bytes with
+        // the new segment past the allowed fraction fail as out of memory.
+        if let Some(max) = self.allowed {
+            if self.stats.reserved_bytes.all.current as usize + size > max {
+                return Ok(None);
+            }
+        }
+        if self.config.expandable_segments {
+            return self.try_expandable(pool, stream, rounded);
+        }
         match self.new_segment(size, pool, stream) {
             Ok(n) => Ok(Some(n)),
             Err(SegmentError::OutOfMemory) => Ok(None),
@@ -609,13 +699,6 @@ impl<S: SegmentSource> CachingAllocator<S> {
         pool: Pool,
         stream: StreamId,
     ) -> Result<u32, SegmentError> {
-        // PyTorch's check before `cudaMalloc`: the reserved bytes with the
-        // new segment past the allowed fraction fail as out of memory.
-        if let Some(max) = self.allowed {
-            if self.stats.reserved_bytes.all.current as usize + size > max {
-                return Err(SegmentError::OutOfMemory);
-            }
-        }
         let handle = self.source.reserve(size)?;
         let id = self.next_segment;
         self.next_segment += 1;
@@ -632,6 +715,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
             bin_pos: 0,
             frame: Frame::default(),
             gc_base: 0,
+            expandable: false,
+            mapped: true,
         });
         let frame = self.history.frame();
         self.segments.insert(
@@ -643,7 +728,9 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 pool,
                 stream,
                 frame,
+                expandable: false,
                 first,
+                start: 0,
             },
         );
         let st = &mut self.stats;
@@ -707,7 +794,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         // Absorb a free next block.
         if node.next != NIL {
             let next = self.nodes[node.next as usize];
-            if next.state == BlockState::Free {
+            if next.state == BlockState::Free && next.mapped {
                 splits -= 1;
                 split_bytes -= next.size as i64;
                 self.index_remove(node.next);
@@ -723,7 +810,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         let mut keep = at;
         if node.prev != NIL {
             let prev = self.nodes[node.prev as usize];
-            if prev.state == BlockState::Free {
+            if prev.state == BlockState::Free && prev.mapped {
                 splits -= 1;
                 split_bytes -= prev.size as i64;
                 self.index_remove(node.prev);
@@ -747,6 +834,9 @@ impl<S: SegmentSource> CachingAllocator<S> {
         let pool = node.pool;
         if was_allocated {
             self.count_free_requested(pool, block.size);
+        }
+        if node.expandable {
+            (splits, split_bytes) = (0, 0);
         }
         let st = &mut self.stats;
         change(&mut st.inactive_split, pool, splits);
@@ -785,11 +875,12 @@ impl<S: SegmentSource> CachingAllocator<S> {
             .values()
             .filter(|s| {
                 let n = &self.nodes[s.first as usize];
-                n.state == BlockState::Free && !n.is_split()
+                !s.expandable && n.state == BlockState::Free && !n.is_split()
             })
             .map(|s| s.id)
             .collect();
-        idle.into_iter().map(|id| self.release_segment(id)).sum()
+        let released: usize = idle.into_iter().map(|id| self.release_segment(id)).sum();
+        released + self.unmap_free_pages()
     }
 
     /// Gives an entirely free segment back to the device; its size.
@@ -966,7 +1057,7 @@ mod tests {
         a.check().unwrap();
         let seg = a.segments().next().unwrap();
         assert_eq!(
-            a.blocks(seg).count(),
+            a.blocks(&seg).count(),
             1,
             "the frees merged back into one block"
         );

@@ -61,18 +61,41 @@ struct Segments {
     total: usize,
 }
 
+/// The allocator's reading of a driver's refusal.
+fn segment_error(e: DriverError) -> SegmentError {
+    match e {
+        DriverError::OutOfMemory { .. } => SegmentError::OutOfMemory,
+        DriverError::Assert { .. } => SegmentError::Assert,
+        e => SegmentError::Failed(e.to_string()),
+    }
+}
+
 impl SegmentSource for Segments {
     fn reserve(&mut self, bytes: usize) -> Result<u64, SegmentError> {
-        match self.driver.mem_alloc(self.device, bytes) {
-            Ok(address) => Ok(address),
-            Err(DriverError::OutOfMemory { .. }) => Err(SegmentError::OutOfMemory),
-            Err(DriverError::Assert { .. }) => Err(SegmentError::Assert),
-            Err(e) => Err(SegmentError::Failed(e.to_string())),
-        }
+        self.driver
+            .mem_alloc(self.device, bytes)
+            .map_err(segment_error)
     }
     fn release(&mut self, handle: u64, _bytes: usize) {
         // A failed free leaves the memory to the process's end; nothing better can be done here.
         let _ = self.driver.mem_free(self.device, handle);
+    }
+    fn reserve_address(&mut self, bytes: usize) -> Result<u64, SegmentError> {
+        self.driver
+            .mem_address_reserve(self.device, bytes)
+            .map_err(segment_error)
+    }
+    fn map(&mut self, addr: u64, bytes: usize) -> Result<(), SegmentError> {
+        self.driver
+            .mem_map(self.device, addr, bytes)
+            .map_err(segment_error)
+    }
+    fn unmap(&mut self, addr: u64, bytes: usize) {
+        // As for a failed free: the page stays until the process ends.
+        let _ = self.driver.mem_unmap(self.device, addr, bytes);
+    }
+    fn release_address(&mut self, addr: u64, bytes: usize) {
+        let _ = self.driver.mem_address_free(self.device, addr, bytes);
     }
     fn capacity(&self) -> usize {
         self.total

@@ -55,6 +55,8 @@ pub struct CudaDevice {
     ctx: sys::CUcontext,
     modules: Mutex<HashMap<Unit, sys::CUmodule>>,
     functions: Mutex<HashMap<String, sys::CUfunction>>,
+    /// Expandable segments' pages: address → the physical memory mapped there.
+    pages: Mutex<HashMap<DevicePtr, sys::CUmemGenericAllocationHandle>>,
 }
 
 // SAFETY: the handles are plain driver handles, valid in any thread once the
@@ -92,6 +94,7 @@ impl CudaDevice {
             ctx,
             modules: Mutex::new(HashMap::new()),
             functions: Mutex::new(HashMap::new()),
+            pages: Mutex::new(HashMap::new()),
         };
         d.bind()?;
         Ok(d)
@@ -210,6 +213,99 @@ impl CudaDevice {
         self.bind()?;
         // SAFETY: `ptr` came from `alloc` and is freed once.
         call("cuMemFree", unsafe { result::free_sync(ptr) })
+    }
+
+    /// `bytes` of address space with no memory behind it, for an
+    /// expandable segment (`bytes` a multiple of 2 MiB, the granularity).
+    pub fn address_reserve(&self, bytes: usize) -> Result<DevicePtr, DriverError> {
+        self.bind()?;
+        let mut ptr: DevicePtr = 0;
+        // SAFETY: a valid out-pointer; no fixed address asked for.
+        let r = unsafe { sys::cuMemAddressReserve(&mut ptr, bytes, 0, 0, 0) };
+        call("cuMemAddressReserve", r.result()).map(|_| ptr)
+    }
+
+    /// Gives back address space from `address_reserve`, nothing mapped in it.
+    pub fn address_free(&self, ptr: DevicePtr, bytes: usize) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: the range `address_reserve` gave, with every page unmapped.
+        let r = unsafe { sys::cuMemAddressFree(ptr, bytes) };
+        call("cuMemAddressFree", r.result())
+    }
+
+    /// New memory of this device behind `ptr..ptr+bytes` of reserved
+    /// address space, readable and writable here and on `peers` (as
+    /// PyTorch's `ExpandableSegment::map`: `cuMemCreate`, `cuMemMap`,
+    /// `cuMemSetAccess`).
+    pub fn map(
+        &self,
+        ptr: DevicePtr,
+        bytes: usize,
+        peers: &[&CudaDevice],
+    ) -> Result<(), DriverError> {
+        self.bind()?;
+        let location = |dev: sys::CUdevice| sys::CUmemLocation {
+            type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+            id: dev,
+        };
+        // SAFETY: all-zero is a valid CUmemAllocationProp (no handle types, no flags).
+        let mut prop: sys::CUmemAllocationProp = unsafe { std::mem::zeroed() };
+        prop.type_ = sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop.location = location(self.dev);
+        let mut handle: sys::CUmemGenericAllocationHandle = 0;
+        // SAFETY: a valid out-pointer and property struct.
+        match unsafe { sys::cuMemCreate(&mut handle, bytes, &prop, 0) } {
+            sys::CUresult::CUDA_SUCCESS => {}
+            sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                return Err(DriverError::OutOfMemory { bytes })
+            }
+            r => return call("cuMemCreate", r.result()),
+        }
+        let access: Vec<sys::CUmemAccessDesc> = std::iter::once(self.dev)
+            .chain(peers.iter().map(|p| p.dev))
+            .map(|dev| sys::CUmemAccessDesc {
+                location: location(dev),
+                flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+            })
+            .collect();
+        // SAFETY: `ptr..ptr+bytes` is reserved address space with nothing
+        // mapped (the allocator's bookkeeping), `handle` memory of that size.
+        let mapped = unsafe {
+            call("cuMemMap", sys::cuMemMap(ptr, bytes, 0, handle, 0).result()).and_then(|_| {
+                let r = sys::cuMemSetAccess(ptr, bytes, access.as_ptr(), access.len());
+                call("cuMemSetAccess", r.result()).inspect_err(|_| {
+                    sys::cuMemUnmap(ptr, bytes);
+                })
+            })
+        };
+        match mapped {
+            Ok(()) => {
+                lock(&self.pages).insert(ptr, handle);
+                Ok(())
+            }
+            Err(e) => {
+                // SAFETY: the handle just created, mapped nowhere.
+                unsafe { sys::cuMemRelease(handle) };
+                Err(e)
+            }
+        }
+    }
+
+    /// Gives back the memory `map` put at `ptr`, after the device's work
+    /// is done: unmapping does not wait for it, and PyTorch waits first too.
+    pub fn unmap(&self, ptr: DevicePtr, bytes: usize) -> Result<(), DriverError> {
+        self.synchronize()?;
+        let handle = lock(&self.pages)
+            .remove(&ptr)
+            .ok_or_else(|| DriverError::Call {
+                call: "cuMemUnmap",
+                error: "CUDA_ERROR_INVALID_VALUE: no page mapped there".into(),
+            })?;
+        // SAFETY: a page `map` mapped, unused now the device is idle.
+        unsafe {
+            call("cuMemUnmap", sys::cuMemUnmap(ptr, bytes).result())?;
+            call("cuMemRelease", sys::cuMemRelease(handle).result())
+        }
     }
 
     /// Copies host bytes to the device (synchronously).

@@ -137,6 +137,39 @@ impl Driver for Cuda {
         self.device(device, "cuMemFree")?.free(ptr as RawPtr)
     }
 
+    fn mem_address_reserve(&self, device: u32, bytes: usize) -> Result<DevicePtr, DriverError> {
+        self.device(device, "cuMemAddressReserve")?
+            .address_reserve(bytes)
+    }
+
+    fn mem_address_free(
+        &self,
+        device: u32,
+        ptr: DevicePtr,
+        bytes: usize,
+    ) -> Result<(), DriverError> {
+        self.device(device, "cuMemAddressFree")?
+            .address_free(ptr, bytes)
+    }
+
+    fn mem_map(&self, device: u32, ptr: DevicePtr, bytes: usize) -> Result<(), DriverError> {
+        let d = self.device(device, "cuMemCreate")?;
+        // Devices that may reach this memory get access too, as PyTorch's
+        // expandable segments give their peers (cuCtxEnablePeerAccess does
+        // not reach memory mapped this way).
+        let peers: Vec<&CudaDevice> = self
+            .devices
+            .iter()
+            .filter(|p| !Arc::ptr_eq(p, d) && p.can_access_peer(d).unwrap_or(false))
+            .map(|p| p.as_ref())
+            .collect();
+        d.map(ptr, bytes, &peers)
+    }
+
+    fn mem_unmap(&self, device: u32, ptr: DevicePtr, bytes: usize) -> Result<(), DriverError> {
+        self.device(device, "cuMemUnmap")?.unmap(ptr, bytes)
+    }
+
     fn mem_info(&self, device: u32) -> Result<(usize, usize), DriverError> {
         self.device(device, "cuMemGetInfo")?.memory()
     }

@@ -380,11 +380,18 @@ impl Runtime {
     /// PyTorch's, it first waits for the streams that blocks freed while in
     /// use elsewhere wait for (`record_stream`), so those are released too
     /// (PyTorch waits for the event recorded at the free; cudash for the
-    /// stream, the same unless more was queued there since).
+    /// stream, the same unless more was queued there since). Before it
+    /// unmaps an expandable segment's pages it waits for that segment's
+    /// stream too, as PyTorch does (unmapping, unlike `cudaFree`, does not
+    /// wait for the GPU).
     pub fn empty_cache(&mut self) -> Result<(), Error> {
         for d in 0..self.devices.count() {
             let waited = self.devices.gpu(d).map(|g| g.waited_streams());
             for s in waited.unwrap_or_default() {
+                self.sync_stream(StreamKey::new(d, s))?;
+            }
+            let unmapping = self.devices.gpu(d).map(|g| g.allocator.streams_to_unmap());
+            for s in unmapping.unwrap_or_default() {
                 self.sync_stream(StreamKey::new(d, s))?;
             }
             if let Some(mut g) = self.devices.gpu(d) {

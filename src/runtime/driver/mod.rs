@@ -188,6 +188,41 @@ pub trait Driver: Send + Sync {
     fn mem_free(&self, device: u32, ptr: DevicePtr) -> Result<(), DriverError>;
     /// (free, total) bytes, as `cuMemGetInfo`.
     fn mem_info(&self, device: u32) -> Result<(usize, usize), DriverError>;
+    /// Address space of `bytes` on `device` with no memory behind it
+    /// (`cuMemAddressReserve`), for an expandable segment.
+    fn mem_address_reserve(&self, device: u32, bytes: usize) -> Result<DevicePtr, DriverError> {
+        let _ = (device, bytes);
+        Err(DriverError::Unavailable(
+            "this driver has no virtual memory management".into(),
+        ))
+    }
+    /// Gives back address space `mem_address_reserve` gave, nothing mapped
+    /// in it any more (`cuMemAddressFree`).
+    fn mem_address_free(
+        &self,
+        device: u32,
+        ptr: DevicePtr,
+        bytes: usize,
+    ) -> Result<(), DriverError> {
+        let _ = (device, ptr, bytes);
+        Ok(())
+    }
+    /// New memory of `device` behind `ptr..ptr+bytes` of reserved address
+    /// space, readable and writable by the device and its peers
+    /// (`cuMemCreate`, `cuMemMap`, `cuMemSetAccess`).
+    fn mem_map(&self, device: u32, ptr: DevicePtr, bytes: usize) -> Result<(), DriverError> {
+        let _ = (device, ptr, bytes);
+        Err(DriverError::Unavailable(
+            "this driver has no virtual memory management".into(),
+        ))
+    }
+    /// Gives back the memory `mem_map` put at `ptr`, once the device's work
+    /// is done (`cuMemUnmap`, `cuMemRelease`: unlike `cuMemFree` they do not
+    /// wait for it themselves).
+    fn mem_unmap(&self, device: u32, ptr: DevicePtr, bytes: usize) -> Result<(), DriverError> {
+        let _ = (device, ptr, bytes);
+        Ok(())
+    }
     /// Page-locked host memory (`cuMemHostAlloc`), zeroed.
     fn host_alloc(&self, bytes: usize) -> Result<*mut u8, DriverError>;
     /// # Safety

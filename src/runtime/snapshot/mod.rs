@@ -32,6 +32,7 @@ struct SegmentInfo {
     pool: Pool,
     stream: StreamId,
     frame: Frame,
+    expandable: bool,
     blocks: Vec<(usize, BlockState, Frame)>,
 }
 
@@ -54,8 +55,9 @@ fn read(devices: &Devices) -> (Vec<SegmentInfo>, Vec<Vec<Entry>>) {
                 pool: s.pool,
                 stream: s.stream,
                 frame: s.frame,
+                expandable: s.expandable,
                 blocks: a
-                    .blocks_with_frames(s)
+                    .blocks_with_frames(&s)
                     .map(|(_, size, state, frame)| (size, state, frame))
                     .collect(),
             })
@@ -177,7 +179,7 @@ fn write_segment(p: &mut Pickler, frames: &mut Frames, s: &SegmentInfo) {
     p.key("segment_pool_id");
     p.tuple2(0, 0);
     p.key("is_expandable");
-    p.bool(false);
+    p.bool(s.expandable);
     p.key("frames");
     frames.write(p, s.frame);
     p.key("blocks");

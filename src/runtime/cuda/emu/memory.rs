@@ -2,6 +2,9 @@
 //! allocation (large allocations are mapped pages, committed only when
 //! touched, as device memory costs nothing until used) and freed when freed. Device addresses are
 //! these pages' host addresses, which the host-compiled kernels use as they are.
+//! Expandable segments' address space is a host mapping no one may touch
+//! (`PROT_NONE`) whose pages become readable and writable as they are mapped
+//! and are discarded (zeroed) and closed again as they are unmapped.
 
 use std::collections::BTreeMap;
 
@@ -39,6 +42,47 @@ impl Region {
         (p != libc::MAP_FAILED).then_some(p as u64)
     }
 
+    /// `bytes` of address space no one may touch yet, or None when the host refuses.
+    pub fn reserve(bytes: usize) -> Option<u64> {
+        // SAFETY: an anonymous private mapping; no existing memory is touched.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                bytes.max(1),
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        (p != libc::MAP_FAILED).then_some(p as u64)
+    }
+
+    /// Opens `addr..addr+bytes` of reserved space (zeroed); whether the host let it.
+    ///
+    /// # Safety
+    /// The range lies in space `reserve` gave, page-aligned.
+    pub unsafe fn commit(addr: u64, bytes: usize) -> bool {
+        let p = addr as *mut libc::c_void;
+        libc::mprotect(p, bytes, libc::PROT_READ | libc::PROT_WRITE) == 0
+    }
+
+    /// Discards `addr..addr+bytes` (it reads as zeros when opened again) and closes it.
+    ///
+    /// # Safety
+    /// The range was opened by `commit` and nothing uses it any more.
+    pub unsafe fn decommit(addr: u64, bytes: usize) {
+        let p = addr as *mut libc::c_void;
+        libc::madvise(p, bytes, libc::MADV_DONTNEED);
+        libc::mprotect(p, bytes, libc::PROT_NONE);
+    }
+
+    /// # Safety
+    /// `addr` and `bytes` are what `reserve` returned and was given, not used afterwards.
+    pub unsafe fn release(addr: u64, bytes: usize) {
+        libc::munmap(addr as *mut libc::c_void, bytes.max(1));
+    }
+
     /// # Safety
     /// `addr` and `bytes` are what `map` returned and was given, not used afterwards.
     pub unsafe fn unmap(addr: u64, bytes: usize) {
@@ -57,6 +101,11 @@ impl Region {
 pub struct Allocations {
     /// Start address → size.
     live: BTreeMap<u64, usize>,
+    /// Reserved address space (expandable segments'): start → size.
+    pub reserved: BTreeMap<u64, usize>,
+    /// Pages mapped in reserved space: start → size.
+    pub mapped: BTreeMap<u64, usize>,
+    /// Bytes of memory held (allocations and mapped pages).
     pub used: usize,
 }
 
@@ -73,17 +122,46 @@ impl Allocations {
         Some(bytes)
     }
 
-    /// Whether `addr..addr+bytes` lies inside one allocation.
+    /// Whether `addr..addr+bytes` lies inside one allocation, or in pages
+    /// mapped one after another.
     pub fn contains(&self, addr: u64, bytes: usize) -> bool {
-        match self.live.range(..=addr).next_back() {
-            Some((&start, &size)) => addr + bytes as u64 <= start + size as u64,
-            None => false,
+        let end = addr + bytes as u64;
+        if let Some((&start, &size)) = self.live.range(..=addr).next_back() {
+            if end <= start + size as u64 {
+                return true;
+            }
         }
+        let Some((&start, &size)) = self.mapped.range(..=addr).next_back() else {
+            return false;
+        };
+        let mut at = start + size as u64;
+        while at < end {
+            match self.mapped.get(&at) {
+                Some(&size) => at += size as u64,
+                None => return false,
+            }
+        }
+        addr < start + size as u64
     }
 
+    /// Whether `addr..addr+bytes` lies in one reserved range and overlaps no mapped page.
+    pub fn can_map(&self, addr: u64, bytes: usize) -> bool {
+        let end = addr + bytes as u64;
+        let reserved = self
+            .reserved
+            .range(..=addr)
+            .next_back()
+            .is_some_and(|(&s, &n)| end <= s + n as u64);
+        let below = self.mapped.range(..end).next_back();
+        reserved && below.is_none_or(|(&s, &n)| s + n as u64 <= addr)
+    }
+
+    /// Every allocation and reserved range, forgotten: to give back.
     pub fn drain(&mut self) -> impl Iterator<Item = (u64, usize)> + '_ {
         self.used = 0;
-        std::mem::take(&mut self.live).into_iter()
+        self.mapped.clear();
+        let reserved = std::mem::take(&mut self.reserved);
+        std::mem::take(&mut self.live).into_iter().chain(reserved)
     }
 }
 
@@ -107,6 +185,38 @@ mod tests {
         assert!(!a.contains(1000, 1));
         assert_eq!(a.remove(1000), None);
         assert_eq!(a.used, 50);
+    }
+
+    #[test]
+    fn mapped_pages_in_a_row_hold_a_range() {
+        let mut a = Allocations::default();
+        a.reserved.insert(0, 100);
+        a.mapped.insert(0, 20);
+        a.mapped.insert(20, 20);
+        a.mapped.insert(60, 20);
+        assert!(a.contains(10, 25), "across two pages");
+        assert!(!a.contains(30, 20), "into a page not mapped");
+        assert!(!a.contains(45, 1));
+        assert!(a.can_map(40, 20));
+        assert!(!a.can_map(30, 20), "over a mapped page");
+        assert!(!a.can_map(80, 40), "past the reserved range");
+    }
+
+    #[test]
+    fn reserved_space_opens_zeroed_and_closes() {
+        let page = 2 << 20;
+        let addr = Region::reserve(4 * page).expect("address space");
+        // SAFETY: pages of the range just reserved, opened before use.
+        unsafe {
+            assert!(Region::commit(addr + page as u64, page));
+            let s = std::slice::from_raw_parts_mut((addr + page as u64) as *mut u8, page);
+            s[7] = 9;
+            Region::decommit(addr + page as u64, page);
+            assert!(Region::commit(addr + page as u64, page));
+            let s = std::slice::from_raw_parts((addr + page as u64) as *const u8, page);
+            assert_eq!(s[7], 0, "unmapped memory comes back zeroed");
+            Region::release(addr, 4 * page);
+        }
     }
 
     #[test]

@@ -241,9 +241,13 @@ impl Drop for Emu {
     fn drop(&mut self) {
         let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
         for d in &mut state.devices {
+            let reserved: Vec<u64> = d.reserved.keys().copied().collect();
             for (addr, bytes) in d.drain() {
                 // SAFETY: the device is gone; nothing uses its memory.
-                unsafe { Region::unmap(addr, bytes) };
+                match reserved.contains(&addr) {
+                    true => unsafe { Region::release(addr, bytes) },
+                    false => unsafe { Region::unmap(addr, bytes) },
+                }
             }
         }
         for (addr, bytes) in state.host.drain() {
@@ -299,6 +303,76 @@ impl Driver for Emu {
             .ok_or_else(|| refused("cuMemFree", "CUDA_ERROR_INVALID_VALUE: not an allocation"))?;
         // SAFETY: the allocation was mapped by mem_alloc and is no longer listed.
         unsafe { Region::unmap(ptr, bytes) };
+        Ok(())
+    }
+
+    fn mem_address_reserve(&self, device: u32, bytes: usize) -> Result<DevicePtr, DriverError> {
+        self.check_device(device, "cuMemAddressReserve")?;
+        let addr = Region::reserve(bytes).ok_or(DriverError::OutOfMemory { bytes })?;
+        lock(&self.state).devices[device as usize]
+            .reserved
+            .insert(addr, bytes);
+        Ok(addr)
+    }
+
+    fn mem_address_free(
+        &self,
+        device: u32,
+        ptr: DevicePtr,
+        bytes: usize,
+    ) -> Result<(), DriverError> {
+        self.exists(device, "cuMemAddressFree")?;
+        let mut state = lock(&self.state);
+        let d = &mut state.devices[device as usize];
+        let end = ptr + bytes as u64;
+        if d.reserved.get(&ptr) != Some(&bytes) || d.mapped.range(ptr..end).next().is_some() {
+            return Err(refused(
+                "cuMemAddressFree",
+                "CUDA_ERROR_INVALID_VALUE: not a reserved range with nothing mapped",
+            ));
+        }
+        d.reserved.remove(&ptr);
+        // SAFETY: the range was reserved by mem_address_reserve, nothing is mapped in it.
+        unsafe { Region::release(ptr, bytes) };
+        Ok(())
+    }
+
+    fn mem_map(&self, device: u32, ptr: DevicePtr, bytes: usize) -> Result<(), DriverError> {
+        self.check_device(device, "cuMemCreate")?;
+        let mut state = lock(&self.state);
+        let d = &mut state.devices[device as usize];
+        if d.used + bytes > self.props[device as usize].total_memory {
+            return Err(DriverError::OutOfMemory { bytes });
+        }
+        if !d.can_map(ptr, bytes) {
+            return Err(refused(
+                "cuMemMap",
+                "CUDA_ERROR_INVALID_VALUE: not free reserved address space",
+            ));
+        }
+        // SAFETY: inside a reserved range, over no mapped page.
+        if !unsafe { Region::commit(ptr, bytes) } {
+            return Err(DriverError::OutOfMemory { bytes });
+        }
+        d.mapped.insert(ptr, bytes);
+        d.used += bytes;
+        Ok(())
+    }
+
+    fn mem_unmap(&self, device: u32, ptr: DevicePtr, bytes: usize) -> Result<(), DriverError> {
+        self.exists(device, "cuMemUnmap")?;
+        let mut state = lock(&self.state);
+        let d = &mut state.devices[device as usize];
+        if d.mapped.get(&ptr) != Some(&bytes) {
+            return Err(refused(
+                "cuMemUnmap",
+                "CUDA_ERROR_INVALID_VALUE: not a mapped page",
+            ));
+        }
+        d.mapped.remove(&ptr);
+        d.used -= bytes;
+        // SAFETY: the page was opened by mem_map; work runs when queued, so none uses it.
+        unsafe { Region::decommit(ptr, bytes) };
         Ok(())
     }
 
