@@ -340,10 +340,37 @@ fn the_allocator_takes_pytorch_cuda_alloc_conf() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr)
         .contains("PYTORCH_CUDA_ALLOC_CONF: CachingAllocator option max_split_size_mb too small"),);
+    // The program's own os.environ setting replaces the environment's, as
+    // PyTorch reads the variable at the first CUDA allocation.
     let o = run(Some("expandable_segments:True"));
     assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stdout), out);
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("`expandable_segments:True` has no effect")
+    );
+    let o = run(Some("backend:cudaMallocAsync"));
+    assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr)
-        .contains("`expandable_segments:True` has no effect in cudash"));
+        .contains("`backend:cudaMallocAsync` has no effect in cudash"));
+}
+
+/// `expandable_segments:True`: steps that leave a sliver of every segment
+/// run out of memory under a limit with ordinary segments and fit in one
+/// growing segment; `empty_cache()` unmaps the free pages; the snapshot
+/// shows the mapped stretch and the map and unmap events. Figures worked
+/// out by hand from PyTorch's `CUDACachingAllocator.cpp`; on `sim` and on
+/// `emu`, whose device memory is host address space reserved and mapped
+/// page by page as `cuMemAddressReserve` and `cuMemMap` do.
+#[test]
+fn expandable_segments_grow_one_segment() {
+    let program = pasted().join("cuda_only/expandable_segments.py");
+    for backend in [&["--sim-devices", "1"], &["--backend", "emu"]] {
+        assert_eq!(
+            run(&program, backend),
+            "OutOfMemoryError 412\n412 0\n360 310\n0 5 0\n320 1\nlarge 320 True\n[4, 4, 5, 1, 1]\n",
+            "{backend:?}"
+        );
+    }
 }
 
 /// `torch.cuda.memory_stats()` has PyTorch's keys (per pool, with the

@@ -198,6 +198,30 @@ fn empty_cache_waits_for_blocks_other_streams_use() {
     assert_eq!(s.check_invariants(), Ok(()));
 }
 
+/// With expandable segments, `empty_cache()` waits for a segment's stream
+/// before unmapping its pages, as PyTorch's `unmapHandles` does: unmapping,
+/// unlike `cudaFree`, does not wait for the GPU.
+#[test]
+fn empty_cache_waits_for_the_stream_of_pages_it_unmaps() {
+    let mut s = common::session();
+    value(
+        &mut s,
+        "set_allocator_settings(\"expandable_segments:True\")\nstream s {\n x = zeros(8 * 2**20, device=cuda:0)\n y = x.sum()\n}\ndel x",
+    );
+    let p = value(&mut s, "profile { empty_cache() }");
+    assert!(
+        p.lines()
+            .any(|l| l.trim_start().starts_with("host syncs") && l.trim_end().ends_with('1')),
+        "{p}"
+    );
+    let reserved = value(
+        &mut s,
+        "memory_stats()[\"reserved_bytes.large_pool.current\"]",
+    );
+    assert_eq!(reserved, "0");
+    assert_eq!(s.check_invariants(), Ok(()));
+}
+
 #[test]
 fn blocks_waiting_for_a_stream_come_back_before_an_out_of_memory_error() {
     let mut s = common::sim_session(1, 64 << 20);

@@ -204,7 +204,7 @@ pub fn mem(info: &DeviceInfo, gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<Strin
         stat_table(
             &memory::summary_title(info),
             &memory::summary_rows(info, a),
-            &memory::summary_footer(a.stats())
+            &memory::summary_footer(a)
         ),
         segments_svg(gpu, owner)
     )
@@ -246,7 +246,7 @@ pub fn segments_svg(gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<String>) -> Str
              <rect x=\"0\" y=\"{}\" width=\"{WIDTH}\" height=\"{BAR}\" fill=\"#e5e7eb\"/>",
             y + 12.0,
             seg.id,
-            h(seg.size as u64),
+            memory::segment_size(seg),
             escape(&stream_name(seg.stream)),
             y + 16.0
         );

@@ -1,7 +1,7 @@
 //! Text for the caching allocators: `mem` tables, `mem map`, the `devices`
 //! table, and PyTorch-style `memory_stats()` keys.
 
-use crate::runtime::alloc::{BlockState, Pool, Stat, StatArray, Stats, StreamId};
+use crate::runtime::alloc::{BlockState, Pool, Segment, Stat, StatArray, Stats, StreamId};
 use crate::runtime::backend::DeviceInfo;
 use crate::runtime::devices::DeviceAllocator;
 use crate::runtime::gpu::Gpu;
@@ -62,10 +62,29 @@ pub fn summary_rows(info: &DeviceInfo, a: &DeviceAllocator) -> Vec<Row> {
     ]
 }
 
-/// The counts under a device's `mem` table.
-pub fn summary_footer(s: &Stats) -> String {
+/// A segment's size as `mem` shows it: an expandable segment's mapped
+/// stretch says so, and where it lies in the segment's address space.
+pub fn segment_size(seg: &Segment) -> String {
+    match seg.expandable {
+        false => h(seg.size as u64),
+        true => format!(
+            "expandable: {} mapped at +{}",
+            h(seg.size as u64),
+            h(seg.block_offset(0) as u64)
+        ),
+    }
+}
+
+/// The counts under a device's `mem` table. Expandable segments are
+/// counted apart: PyTorch's statistics count none of them as segments.
+pub fn summary_footer(a: &DeviceAllocator) -> String {
+    let s = a.stats();
+    let expandable = match a.expandable_segments() {
+        0 => String::new(),
+        n => format!(" · expandable segments {n}"),
+    };
     format!(
-        "blocks {} · segments {} (small {}, large {}) · allocations ever {} · retries {} · OOMs {}",
+        "blocks {} · segments {} (small {}, large {}){expandable} · allocations ever {} · retries {} · OOMs {}",
         s.allocation.all.current,
         s.segment.all.current,
         s.segment.small_pool.current,
@@ -128,7 +147,7 @@ pub fn summary(info: &DeviceInfo, a: &DeviceAllocator) -> String {
     table(
         &summary_title(info),
         &summary_rows(info, a),
-        &summary_footer(a.stats()),
+        &summary_footer(a),
     )
 }
 
@@ -176,10 +195,10 @@ pub fn map(info: &DeviceInfo, gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<Strin
             let hi = ((off + size) * WIDTH).div_ceil(seg.size).max(lo + 1);
             bar[lo..hi.min(WIDTH)].iter_mut().for_each(|c| *c = mark);
         }
+        let size = segment_size(&seg);
         out.push_str(&format!(
-            "\n  segment {} ({pool} pool, {}, stream {})\n  |{}|",
+            "\n  segment {} ({pool} pool, {size}, stream {})\n  |{}|",
             seg.id,
-            h(seg.size as u64),
             stream_name(seg.stream),
             bar.iter().collect::<String>()
         ));

@@ -416,6 +416,11 @@ impl<S: SegmentSource> CachingAllocator<S> {
         Some(seg.handle + block.offset as u64)
     }
 
+    /// How many expandable segments (address spaces) it holds.
+    pub fn expandable_segments(&self) -> usize {
+        self.segments.values().filter(|s| s.expandable).count()
+    }
+
     /// The segments as users see them: an expandable segment as its
     /// mapped stretches.
     pub fn segments(&self) -> impl Iterator<Item = Segment> + '_ {
