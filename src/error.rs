@@ -110,14 +110,25 @@ pub enum Error {
     NoDevice { device: String, reason: String },
     #[error("{message}")]
     NotAvailable { message: String, help: String },
+    /// PyTorch's message, word for word (`CUDACachingAllocator.cpp`'s
+    /// `malloc`), but the line about the process's memory in use that
+    /// PyTorch adds where NVML answers.
     #[error(
-        "{device} out of memory: tried to allocate {}. {device} has a total capacity of {} of which {} is free; \
-         {}{} is allocated by tensors and {} is reserved by the caching allocator but unused",
-        human(*requested), human(*capacity), human(*free), allowed_of(allowed), human(*allocated), human(reserved - allocated)
+        "CUDA out of memory. Tried to allocate {}. GPU {} has a total capacity of {} of which {} is free. \
+         {}Of the allocated memory {} is allocated by PyTorch, and {} is reserved by PyTorch but unallocated. \
+         If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \
+         to avoid fragmentation.  See documentation for Memory Management  \
+         (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)",
+        format_size(*segment), gpu_index(device), format_size(*capacity), format_size(*free),
+        allowed_of(allowed), format_size(*allocated), format_size(reserved - allocated)
     )]
     OutOfMemory {
         device: Device,
+        /// The bytes asked for.
         requested: usize,
+        /// What the allocator tried to allocate for them: the segment an
+        /// ordinary request gets (2 MiB for a small one), as PyTorch reports.
+        segment: usize,
         capacity: usize,
         free: usize,
         allocated: usize,
@@ -247,7 +258,26 @@ pub enum Error {
 /// "1.6 GiB allowed; " (PyTorch's words for a memory fraction's limit),
 /// or nothing.
 fn allowed_of(allowed: &Option<usize>) -> String {
-    allowed.map_or(String::new(), |a| format!("{} allowed; ", human(a)))
+    allowed.map_or(String::new(), |a| format!("{} allowed; ", format_size(a)))
+}
+
+/// A size as PyTorch's allocator messages write it (its `format_size`).
+fn format_size(bytes: usize) -> String {
+    let b = bytes as f64;
+    match bytes {
+        0..=1024 => format!("{bytes} bytes"),
+        1025..=1_048_576 => format!("{:.2} KiB", b / 1024.0),
+        1_048_577..=1_073_741_824 => format!("{:.2} MiB", b / 1_048_576.0),
+        _ => format!("{:.2} GiB", b / 1_073_741_824.0),
+    }
+}
+
+/// The number PyTorch's messages give a CUDA device (`GPU 0`).
+fn gpu_index(device: &Device) -> u32 {
+    match device {
+        Device::Cuda(i) => *i,
+        _ => 0,
+    }
 }
 
 /// The Python class PyTorch raises for a cudash error class: its
@@ -467,7 +497,10 @@ impl Error {
             )),
             Error::OutOfMemory { reserved, allocated, .. } if reserved > allocated => Some(
                 "`del` tensors you no longer need (their blocks go back to the cache), then `empty_cache()` \
-                 to return cached segments to the device; or use smaller shapes or dtypes"
+                 to return cached segments to the device; or use smaller shapes or dtypes. Memory reserved but \
+                 unallocated that `empty_cache()` cannot return is fragmentation: \
+                 `set_allocator_settings(\"expandable_segments:True\")` lets each stream's memory grow as one \
+                 segment instead"
                     .into(),
             ),
             Error::OutOfMemory { .. } => Some(

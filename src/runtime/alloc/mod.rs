@@ -192,6 +192,9 @@ impl Node {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutOfMemory {
     pub requested: usize,
+    /// The segment an ordinary request of this size gets: what PyTorch's
+    /// message says it tried to allocate.
+    pub segment: usize,
     pub capacity: usize,
     pub free: usize,
     pub allocated: usize,
@@ -216,6 +219,7 @@ impl AllocError {
             AllocError::OutOfMemory(oom) => crate::error::Error::OutOfMemory {
                 device,
                 requested: oom.requested,
+                segment: oom.segment,
                 capacity: oom.capacity,
                 free: oom.free,
                 allocated: oom.allocated,
@@ -689,6 +693,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         self.record(Action::Oom, free as u64, size, stream);
         AllocError::OutOfMemory(OutOfMemory {
             requested: size,
+            segment: segment_size(self.config.round_size(size)),
             capacity: self.source.capacity(),
             free,
             allocated: self.stats.allocated_bytes.all.current as usize,
