@@ -793,6 +793,18 @@ mod tests {
     }
 
     #[test]
+    fn sizes_read_as_pytorchs_allocator_writes_them() {
+        use super::format_size;
+        assert_eq!(format_size(0), "0 bytes");
+        assert_eq!(format_size(1024), "1024 bytes");
+        assert_eq!(format_size(1025), "1.00 KiB");
+        assert_eq!(format_size(1 << 20), "1024.00 KiB");
+        assert_eq!(format_size(3 << 19), "1.50 MiB");
+        assert_eq!(format_size(1 << 30), "1024.00 MiB");
+        assert_eq!(format_size(80 << 30), "80.00 GiB");
+    }
+
+    #[test]
     fn a_sticky_cuda_error_says_the_session_must_restart() {
         let e = |sticky| Error::Cuda {
             device: Device::Cuda(0),

@@ -129,7 +129,8 @@ fn out_of_memory_leaves_the_session_usable() {
     let (class, msg) = err(&mut s, "b = zeros(10 * 2**20, device=cuda)"); // 40 MiB more
     assert_eq!(class, "OutOfMemoryError");
     assert!(
-        msg.contains("tried to allocate 40.0 MiB") && msg.contains("total capacity of 64.0 MiB"),
+        msg.starts_with("CUDA out of memory. Tried to allocate 40.00 MiB. GPU 0 has a total capacity of 64.00 MiB")
+            && msg.contains("Of the allocated memory 32.00 MiB is allocated by PyTorch"),
         "{msg}"
     );
     assert_eq!(ok(&mut s, "a.shape"), "[8388608]");

@@ -1106,6 +1106,11 @@ mod tests {
             panic!("30 MiB more than 40 MiB holds is out of memory");
         };
         assert_eq!(err.requested, 30 << 20);
+        assert_eq!(
+            err.segment,
+            30 << 20,
+            "PyTorch reports the segment it tried"
+        );
         assert_eq!(a.stats().num_ooms, 1);
         a.free(y);
         a.free(z);
