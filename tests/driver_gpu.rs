@@ -1,6 +1,6 @@
 //! The driver layer on a real GPU: streams and events, pinned memory that is
 //! not write-combined, the caching allocator on driver segments (out of
-//! memory included), cuBLAS products in f32, f16 and bf16 against the
+//! memory included) and on expandable segments, cuBLAS products in f32, f16 and bf16 against the
 //! simulator's, and peer copies where two GPUs can reach each other.
 //! Ignored unless asked for, on a machine with an NVIDIA GPU:
 //!
@@ -10,7 +10,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use cudash::runtime::alloc::{AllocError, CachingAllocator};
+use cudash::runtime::alloc::{AllocError, AllocatorConfig, CachingAllocator};
 use cudash::runtime::cuda::blas::Blas;
 use cudash::runtime::cuda::driver::{CudaDevice, DriverSegments};
 use cudash::runtime::cuda::probe;
@@ -179,6 +179,46 @@ fn the_caching_allocator_runs_on_driver_segments_and_reports_out_of_memory() {
     alloc.free(small);
     alloc.free(big);
     assert!(alloc.empty_cache() > 0);
+    alloc.check().unwrap();
+}
+
+/// Expandable segments on the driver's virtual memory calls: address space
+/// reserved, 20 MiB pages mapped as requests need them, a block across two
+/// pages read and written as one, the pages unmapped and the space freed.
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test --release --test driver_gpu -- --ignored"]
+fn expandable_segments_map_pages_on_the_device() {
+    let d = device();
+    let mut alloc = CachingAllocator::new(DriverSegments {
+        device: Arc::clone(&d),
+    });
+    let mut config = AllocatorConfig::default();
+    config.parse("expandable_segments:True").unwrap();
+    alloc.set_config(config);
+    let mib = 1 << 20;
+    let x = alloc.malloc(30 * mib, 0).unwrap();
+    let y = alloc.malloc(5 * mib, 0).unwrap();
+    let z = alloc.malloc(8 * mib, 0).unwrap();
+    assert_eq!(alloc.stats().reserved_bytes.all.current as usize, 60 * mib);
+    // z lies across the second and third pages (35..43 MiB).
+    let at = alloc.address(&z).unwrap();
+    let bytes: Vec<u8> = (0..8 * mib).map(|i| (i % 251) as u8).collect();
+    d.upload(at, &bytes).unwrap();
+    let mut back = vec![0u8; 8 * mib];
+    d.download(&mut back, at).unwrap();
+    assert!(
+        back == bytes,
+        "a block across two pages reads back what was written"
+    );
+    // More than the device has: out of memory, not any other failure.
+    let Err(AllocError::OutOfMemory(_)) = alloc.malloc(d.info.total_memory * 2, 0) else {
+        panic!("twice the device's memory must be out of memory");
+    };
+    for b in [x, y, z] {
+        alloc.free(b);
+    }
+    assert_eq!(alloc.empty_cache(), 60 * mib);
+    assert_eq!(alloc.segments().count(), 0);
     alloc.check().unwrap();
 }
 

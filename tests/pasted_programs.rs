@@ -357,7 +357,8 @@ fn the_allocator_takes_pytorch_cuda_alloc_conf() {
 /// `expandable_segments:True`: steps that leave a sliver of every segment
 /// run out of memory under a limit with ordinary segments and fit in one
 /// growing segment; `empty_cache()` unmaps the free pages; the snapshot
-/// shows the mapped stretch and the map and unmap events. Figures worked
+/// shows the mapped stretch and the map and unmap events; a process cannot
+/// be sent one of its tensors. Figures worked
 /// out by hand from PyTorch's `CUDACachingAllocator.cpp`; on `sim` and on
 /// `emu`, whose device memory is host address space reserved and mapped
 /// page by page as `cuMemAddressReserve` and `cuMemMap` do.
@@ -367,7 +368,8 @@ fn expandable_segments_grow_one_segment() {
     for backend in [&["--sim-devices", "1"], &["--backend", "emu"]] {
         assert_eq!(
             run(&program, backend),
-            "OutOfMemoryError 412\n412 0\n360 310\n0 5 0\n320 1\nlarge 320 True\n[4, 4, 5, 1, 1]\n",
+            "OutOfMemoryError 412\n412 0\n360 310\n0 5 0\n320 1\nlarge 320 True\n[4, 4, 5, 1, 1]\n\
+             Tensors allocated with expandable_segments:True cannot be shared between processes\n",
             "{backend:?}"
         );
     }

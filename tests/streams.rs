@@ -186,9 +186,10 @@ fn empty_cache_waits_for_blocks_other_streams_use() {
     assert_eq!(stat(&mut s, "allocated_bytes.all.current"), 512);
     let syncs = |s: &mut Session| value(s, "profile { empty_cache() }");
     let p = syncs(&mut s);
+    // One wait for stream s, one for the device: the segment's cudaFree.
     assert!(
         p.lines()
-            .any(|l| l.trim_start().starts_with("host syncs") && l.trim_end().ends_with('1')),
+            .any(|l| l.trim_start().starts_with("host syncs") && l.trim_end().ends_with('2')),
         "{p}"
     );
     assert_eq!(stat(&mut s, "num_sync_all_streams"), 1);
@@ -196,6 +197,30 @@ fn empty_cache_waits_for_blocks_other_streams_use() {
     assert_eq!(stat(&mut s, "reserved_bytes.large_pool.current"), 0);
     assert!(!value(&mut s, "mem map").contains("waiting"));
     assert_eq!(s.check_invariants(), Ok(()));
+}
+
+/// `empty_cache()` gives segments back with `cudaFree`, which waits for
+/// everything queued on the device: the host waits for a product still
+/// running, and does not when there is nothing to give back.
+#[test]
+fn empty_cache_waits_for_the_device_when_it_frees_a_segment() {
+    let mut s = common::session();
+    let host_syncs = |p: &str| -> String {
+        p.lines()
+            .find_map(|l| l.trim_start().strip_prefix("host syncs"))
+            .unwrap_or_else(|| panic!("no host syncs in {p}"))
+            .trim()
+            .to_string()
+    };
+    value(
+        &mut s,
+        "a = randn(4096, 4096, device=cuda:0)\nb = zeros(8 * 2**20, device=cuda:0)",
+    );
+    value(&mut s, "c = a @ a\ndel b");
+    let p = value(&mut s, "profile { empty_cache() }");
+    assert_eq!(host_syncs(&p), "1", "{p}");
+    let p = value(&mut s, "d = a @ a\nprofile { empty_cache() }");
+    assert_eq!(host_syncs(&p), "0", "nothing to give back: {p}");
 }
 
 /// With expandable segments, `empty_cache()` waits for a segment's stream

@@ -135,6 +135,7 @@ impl Interp {
             )
             .at(span));
         }
+        self.refuse_expandable_sharing(&args, span)?;
         let results = self.run_ranks(Body::Call(f, args), n, span);
         raise_first(results, span)
     }
@@ -470,6 +471,41 @@ pub(super) fn session_memory(vars: &[(String, Value)], args: &[Value]) -> HashSe
         });
     }
     memory
+}
+
+impl Interp {
+    /// PyTorch's refusal to send another process a CUDA tensor from an
+    /// expandable segment (its IPC handle cannot be had: `getBaseAllocation`).
+    pub(super) fn refuse_expandable_sharing(
+        &self,
+        values: &[Value],
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let mut expandable = false;
+        for v in values {
+            tensors_held(v, &mut |t| {
+                let (crate::vocab::Device::Cuda(d), Some(b)) =
+                    (t.device(), t.memory().and_then(|m| m.block()))
+                else {
+                    return;
+                };
+                expandable |= self
+                    .rt
+                    .devices
+                    .gpu(d)
+                    .is_some_and(|g| g.allocator.in_expandable_segment(&b));
+            });
+        }
+        match expandable {
+            false => Ok(()),
+            true => Err(Error::runtime(
+                "Tensors allocated with expandable_segments:True cannot be shared between processes. \
+                 Consider using expandable_segments:False in data loading workers via \
+                 torch.cuda.memory._set_allocator_settings('expandable_segments:False')",
+            )
+            .at(span)),
+        }
+    }
 }
 
 /// Calls `f` with every tensor `v` holds: in lists and dicts, a module's

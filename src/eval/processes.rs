@@ -83,7 +83,11 @@ impl Interp {
                     Value::Str(s) => s.to_string(),
                     _ => "Process".to_string(),
                 };
-                let (handle, pid) = self.start_process(arg(0), arg(1), arg(2), name, span)?;
+                // Whether the target and its arguments are pickled (every
+                // start method but `fork`).
+                let pickled = !matches!(arg(4), Value::Bool(b) if !b.get());
+                let call = (arg(0), arg(1), arg(2));
+                let (handle, pid) = self.start_process(call, name, pickled, span)?;
                 Ok(Value::List(Arc::new(vec![
                     Value::Int(handle as i64),
                     Value::Int(i64::from(pid)),
@@ -133,10 +137,9 @@ impl Interp {
     /// handle and its process id.
     fn start_process(
         &mut self,
-        target: Value,
-        args: Value,
-        kwargs: Value,
+        (target, args, kwargs): (Value, Value, Value),
         name: String,
+        pickled: bool,
         span: Span,
     ) -> Result<(usize, u32), Diagnostic> {
         if self.rt.is_rank() || self.pid.is_some() || self.worker_info.is_some() {
@@ -178,6 +181,9 @@ impl Interp {
             passed.push(m.0.clone());
         }
         passed.push(target.clone());
+        if pickled {
+            self.refuse_expandable_sharing(&passed, span)?;
+        }
         let shared = session_memory(&vars, &passed);
         let world = match &self.processes.world {
             Some(w) if w.live() => Arc::clone(w),

@@ -217,11 +217,20 @@ impl Devices {
                 device,
             });
         }
-        let first = {
+        let (first, freed) = {
             let mut gpu = lock(g);
             let s = gpu.streams.current;
-            gpu.allocator.malloc(bytes, s)
+            let before = gpu.allocator.stats().num_device_free;
+            let r = gpu.allocator.malloc(bytes, s);
+            (r, gpu.allocator.stats().num_device_free > before)
         };
+        // A request that released cached segments to fit called `cudaFree`,
+        // which waits for the device's work: so does the host.
+        if freed {
+            if let Err(e) = self.sync_device(device) {
+                return Err(AllocError::Failed(e.to_string()));
+            }
+        }
         // The driver's temporaries kept for reuse are cache too: released,
         // and the request tried again, before anything is waited for.
         let first = match first {

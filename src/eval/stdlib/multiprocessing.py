@@ -75,7 +75,8 @@ class Process:
             call = (self._target or (lambda: None), self._args, self._kwargs)
         else:
             call = (self.run, (), {})
-        self._handle, self._pid = _cudash.process_start(*call, self._name)
+        pickled = get_start_method() != "fork"
+        self._handle, self._pid = _cudash.process_start(*call, self._name, pickled)
         _children.append(self)
 
     def join(self, timeout=None):

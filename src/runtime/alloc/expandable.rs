@@ -400,6 +400,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             })
             .map(|k| k.1)
             .collect();
+        streams.sort_unstable();
         streams.dedup();
         streams
     }

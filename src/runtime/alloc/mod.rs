@@ -420,6 +420,13 @@ impl<S: SegmentSource> CachingAllocator<S> {
         Some(seg.handle + block.offset as u64)
     }
 
+    /// Whether `block` lies in an expandable segment.
+    pub fn in_expandable_segment(&self, block: &Block) -> bool {
+        self.segments
+            .get(&block.segment)
+            .is_some_and(|s| s.expandable)
+    }
+
     /// How many expandable segments (address spaces) it holds.
     pub fn expandable_segments(&self) -> usize {
         self.segments.values().filter(|s| s.expandable).count()
@@ -880,17 +887,26 @@ impl<S: SegmentSource> CachingAllocator<S> {
     /// awaiting streams: the caller has freed those).
     pub fn empty_cache(&mut self) -> usize {
         self.stats.num_sync_all_streams += 1;
-        let idle: Vec<u64> = self
-            .segments
+        let idle: Vec<u64> = self.idle().collect();
+        let released: usize = idle.into_iter().map(|id| self.release_segment(id)).sum();
+        released + self.unmap_free_pages()
+    }
+
+    /// The ordinary segments entirely free: what `empty_cache()` gives back
+    /// with `cudaFree`.
+    fn idle(&self) -> impl Iterator<Item = u64> + '_ {
+        self.segments
             .values()
             .filter(|s| {
                 let n = &self.nodes[s.first as usize];
                 !s.expandable && n.state == BlockState::Free && !n.is_split()
             })
             .map(|s| s.id)
-            .collect();
-        let released: usize = idle.into_iter().map(|id| self.release_segment(id)).sum();
-        released + self.unmap_free_pages()
+    }
+
+    /// How many segments `empty_cache()` would give back with `cudaFree`.
+    pub fn idle_segments(&self) -> usize {
+        self.idle().count()
     }
 
     /// Gives an entirely free segment back to the device; its size.

@@ -679,6 +679,25 @@ impl SegmentSource for DriverSegments {
     fn free(&self) -> Option<usize> {
         self.device.memory().map(|(free, _)| free).ok()
     }
+    fn reserve_address(&mut self, bytes: usize) -> Result<u64, SegmentError> {
+        self.device
+            .address_reserve(bytes)
+            .map_err(|e| SegmentError::Failed(e.to_string()))
+    }
+    fn map(&mut self, addr: u64, bytes: usize) -> Result<(), SegmentError> {
+        match self.device.map(addr, bytes, &[]) {
+            Ok(()) => Ok(()),
+            Err(DriverError::OutOfMemory { .. }) => Err(SegmentError::OutOfMemory),
+            Err(DriverError::Assert { .. }) => Err(SegmentError::Assert),
+            Err(e) => Err(SegmentError::Failed(e.to_string())),
+        }
+    }
+    fn unmap(&mut self, addr: u64, bytes: usize) {
+        let _ = self.device.unmap(addr, bytes);
+    }
+    fn release_address(&mut self, addr: u64, bytes: usize) {
+        let _ = self.device.address_free(addr, bytes);
+    }
 }
 
 impl Drop for CudaDevice {

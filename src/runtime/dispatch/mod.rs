@@ -383,7 +383,8 @@ impl Runtime {
     /// stream, the same unless more was queued there since). Before it
     /// unmaps an expandable segment's pages it waits for that segment's
     /// stream too, as PyTorch does (unmapping, unlike `cudaFree`, does not
-    /// wait for the GPU).
+    /// wait for the GPU). Giving a segment back is `cudaFree`, which waits
+    /// for everything queued on the device: the host waits for the device.
     pub fn empty_cache(&mut self) -> Result<(), Error> {
         for d in 0..self.devices.count() {
             let waited = self.devices.gpu(d).map(|g| g.waited_streams());
@@ -393,6 +394,13 @@ impl Runtime {
             let unmapping = self.devices.gpu(d).map(|g| g.allocator.streams_to_unmap());
             for s in unmapping.unwrap_or_default() {
                 self.sync_stream(StreamKey::new(d, s))?;
+            }
+            let freeing = self
+                .devices
+                .gpu(d)
+                .is_some_and(|g| g.allocator.idle_segments() > 0);
+            if freeing {
+                self.sync_device(d)?;
             }
             if let Some(mut g) = self.devices.gpu(d) {
                 g.allocator.empty_cache();

@@ -44,3 +44,19 @@ for segment in snapshot["segments"]:
     print(segment["segment_type"], segment["total_size"] // MiB, segment["is_expandable"])
 actions = [e["action"] for e in snapshot["device_traces"][0]]
 print([actions.count(a) for a in ["segment_alloc", "segment_free", "segment_map", "segment_unmap", "oom"]])
+
+# Its memory cannot be sent to another process (CUDA IPC needs a
+# cudaMalloc'd allocation): starting a process with one of its tensors fails.
+import torch.multiprocessing as mp
+
+
+def show(t):
+    print(t.shape)
+
+
+if __name__ == "__main__":
+    p = mp.Process(target=show, args=(kept[0],))
+    try:
+        p.start()
+    except RuntimeError as e:
+        print(str(e).split(". ")[0])
