@@ -243,16 +243,14 @@ impl<S: SegmentSource> CachingAllocator<S> {
         }
         self.unmapped.remove(&(n.pool, n.stream, addr, i));
         if len < n.size {
-            let rest = self.node(Node {
-                offset: n.offset + len,
-                size: n.size - len,
-                prev: i,
-                ..n
-            });
-            if n.next != NIL {
-                self.nodes[n.next as usize].prev = rest;
-            }
-            self.nodes[i as usize].next = rest;
+            let rest = self.insert_after(
+                i,
+                Node {
+                    offset: n.offset + len,
+                    size: n.size - len,
+                    ..n
+                },
+            );
             self.unmapped
                 .insert((n.pool, n.stream, addr + len as u64, rest));
         }
@@ -317,28 +315,20 @@ impl<S: SegmentSource> CachingAllocator<S> {
         }
         self.index_remove(i);
         if begin > n.offset {
-            let before = self.node(Node {
-                size: begin - n.offset,
-                next: i,
-                ..n
-            });
-            if n.prev != NIL {
-                self.nodes[n.prev as usize].next = before;
-            }
-            self.nodes[i as usize].prev = before;
+            let size = begin - n.offset;
+            let before = self.insert_before(i, Node { size, ..n });
             self.index_insert(before);
         }
         if end < n.offset + n.size {
-            let after = self.node(Node {
-                offset: end,
-                size: n.offset + n.size - end,
-                prev: i,
-                ..n
-            });
-            if n.next != NIL {
-                self.nodes[n.next as usize].prev = after;
-            }
-            self.nodes[i as usize].next = after;
+            let size = n.offset + n.size - end;
+            let after = self.insert_after(
+                i,
+                Node {
+                    offset: end,
+                    size,
+                    ..n
+                },
+            );
             self.index_insert(after);
         }
         let m = &mut self.nodes[i as usize];

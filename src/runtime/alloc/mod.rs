@@ -556,6 +556,28 @@ impl<S: SegmentSource> CachingAllocator<S> {
         }
     }
 
+    /// `n` linked into its segment's list right after node `i`; its slot.
+    fn insert_after(&mut self, i: u32, n: Node) -> u32 {
+        let next = self.nodes[i as usize].next;
+        let new = self.node(Node { prev: i, next, ..n });
+        if next != NIL {
+            self.nodes[next as usize].prev = new;
+        }
+        self.nodes[i as usize].next = new;
+        new
+    }
+
+    /// `n` linked into its segment's list right before node `i`; its slot.
+    fn insert_before(&mut self, i: u32, n: Node) -> u32 {
+        let prev = self.nodes[i as usize].prev;
+        let new = self.node(Node { prev, next: i, ..n });
+        if prev != NIL {
+            self.nodes[prev as usize].next = new;
+        }
+        self.nodes[i as usize].prev = new;
+        new
+    }
+
     /// Allocates `size` bytes for use on `stream`.
     pub fn malloc(&mut self, size: usize, stream: StreamId) -> Result<Block, AllocError> {
         self.used = true;
@@ -584,16 +606,14 @@ impl<S: SegmentSource> CachingAllocator<S> {
         };
         let taken = if split { rounded } else { node.size };
         if split {
-            let rest = self.node(Node {
-                offset: node.offset + rounded,
-                size: remaining,
-                prev: at,
-                ..node
-            });
-            if node.next != NIL {
-                self.nodes[node.next as usize].prev = rest;
-            }
-            self.nodes[at as usize].next = rest;
+            let rest = self.insert_after(
+                at,
+                Node {
+                    offset: node.offset + rounded,
+                    size: remaining,
+                    ..node
+                },
+            );
             self.index_insert(rest);
         }
         let frame = self.history.frame();
