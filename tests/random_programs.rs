@@ -1,6 +1,6 @@
 //! Random programs over the whole language — every statement form, every
 //! dtype, 0-d and zero-size shapes, views, indexing, streams, events,
-//! pinned memory, collectives — run statement by statement on the simulator
+//! pinned memory, collectives, expandable segments on and off — run statement by statement on the simulator
 //! and on `emu` (the CUDA backend's code on the CPU). A program fails the
 //! test when either backend panics or reports an internal error, when the
 //! two transcripts differ (times masked), when the same program on the
@@ -252,7 +252,8 @@ fn simple() -> BoxedStrategy<String> {
             "mem", "mem map", "mem all", "mem cuda:1", "mem map cuda:1", "empty_cache()",
             "reset_peak()", "memory_allocated()", "max_memory_allocated(cuda:1)",
             "memory_reserved()", "memory_stats()[\"num_alloc_retries\"]", "current_device()",
-            "device_count()",
+            "device_count()", "set_allocator_settings(\"expandable_segments:True\")",
+            "set_allocator_settings(\"expandable_segments:False\")",
         ]),
         2 => (var(), pick(&["[cuda:0, cuda:1]", "[cuda:1]", "[cuda:0, cuda:1, cuda:0]"]))
             .prop_map(|(v, ds)| format!("parts = scatter({v}, {ds})")),
