@@ -17,8 +17,8 @@
 
 use super::history::Action;
 use super::{
-    AllocError, BlockState, CachingAllocator, Node, Pool, Segment, SegmentError, SegmentSource,
-    StreamId, LARGE_SEGMENT, NIL, SMALL_SEGMENT,
+    none_if_out_of_memory, AllocError, BlockState, CachingAllocator, Node, Pool, Segment,
+    SegmentSource, StreamId, LARGE_SEGMENT, NIL, SMALL_SEGMENT,
 };
 
 /// The page an expandable segment of `pool` maps at a time.
@@ -176,46 +176,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
         let page = page_size(pool);
         let capacity = self.source.capacity();
         let bytes = (capacity + capacity / 8).div_ceil(page) * page;
-        let base = self.source.reserve_address(bytes).map_err(|e| match e {
-            SegmentError::Assert => AllocError::Assert,
-            SegmentError::Failed(why) => AllocError::Failed(why),
-            SegmentError::OutOfMemory => {
-                AllocError::Failed("cuMemAddressReserve: out of address space".into())
-            }
+        let base = none_if_out_of_memory(self.source.reserve_address(bytes))?.ok_or_else(|| {
+            AllocError::Failed("cuMemAddressReserve: out of address space".into())
         })?;
-        let id = self.next_segment;
-        self.next_segment += 1;
-        let first = self.node(Node {
-            segment: id,
-            base,
-            offset: 0,
-            size: bytes,
-            state: BlockState::Free,
-            prev: NIL,
-            next: NIL,
-            pool,
-            stream,
-            bin_pos: 0,
-            frame: Default::default(),
-            gc_base: 0,
-            expandable: true,
-            mapped: false,
-        });
-        let frame = self.history.frame();
-        self.segments.insert(
-            id,
-            Segment {
-                id,
-                handle: base,
-                size: bytes,
-                pool,
-                stream,
-                frame,
-                expandable: true,
-                first,
-                start: 0,
-            },
-        );
+        let first = self.add_segment(base, bytes, pool, stream, true);
         self.unmapped.insert((pool, stream, base, first));
         Ok(first)
     }
@@ -234,11 +198,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 for j in 0..k {
                     self.source.unmap(addr + (j * page) as u64, page);
                 }
-                return match e {
-                    SegmentError::OutOfMemory => Ok(None),
-                    SegmentError::Failed(why) => Err(AllocError::Failed(why)),
-                    SegmentError::Assert => Err(AllocError::Assert),
-                };
+                return none_if_out_of_memory(Err(e));
             }
         }
         self.unmapped.remove(&(n.pool, n.stream, addr, i));

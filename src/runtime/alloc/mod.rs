@@ -703,12 +703,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         if self.config.expandable_segments {
             return self.try_expandable(pool, stream, rounded);
         }
-        match self.new_segment(size, pool, stream) {
-            Ok(n) => Ok(Some(n)),
-            Err(SegmentError::OutOfMemory) => Ok(None),
-            Err(SegmentError::Failed(why)) => Err(AllocError::Failed(why)),
-            Err(SegmentError::Assert) => Err(AllocError::Assert),
-        }
+        none_if_out_of_memory(self.new_segment(size, pool, stream))
     }
 
     /// Out of memory for `size` bytes on `stream`, after the cache was
@@ -737,11 +732,33 @@ impl<S: SegmentSource> CachingAllocator<S> {
         stream: StreamId,
     ) -> Result<u32, SegmentError> {
         let handle = self.source.reserve(size)?;
+        let first = self.add_segment(handle, size, pool, stream, false);
+        let st = &mut self.stats;
+        st.segment.increase(pool, 1);
+        st.reserved_bytes.increase(pool, size as u64);
+        st.num_device_alloc += 1;
+        if self.config.is_oversize(size) {
+            st.oversize_segments.increase(1);
+        }
+        self.record(Action::SegmentAlloc, handle, size, stream);
+        Ok(first)
+    }
+
+    /// Records a segment at `base` of `size` bytes (an expandable one: its
+    /// address space, nothing mapped) as one free block; that block's slot.
+    fn add_segment(
+        &mut self,
+        base: u64,
+        size: usize,
+        pool: Pool,
+        stream: StreamId,
+        expandable: bool,
+    ) -> u32 {
         let id = self.next_segment;
         self.next_segment += 1;
         let first = self.node(Node {
             segment: id,
-            base: handle,
+            base,
             offset: 0,
             size,
             state: BlockState::Free,
@@ -752,33 +769,23 @@ impl<S: SegmentSource> CachingAllocator<S> {
             bin_pos: 0,
             frame: Frame::default(),
             gc_base: 0,
-            expandable: false,
-            mapped: true,
+            expandable,
+            mapped: !expandable,
         });
         let frame = self.history.frame();
-        self.segments.insert(
+        let segment = Segment {
             id,
-            Segment {
-                id,
-                handle,
-                size,
-                pool,
-                stream,
-                frame,
-                expandable: false,
-                first,
-                start: 0,
-            },
-        );
-        let st = &mut self.stats;
-        st.segment.increase(pool, 1);
-        st.reserved_bytes.increase(pool, size as u64);
-        st.num_device_alloc += 1;
-        if self.config.is_oversize(size) {
-            st.oversize_segments.increase(1);
-        }
-        self.record(Action::SegmentAlloc, handle, size, stream);
-        Ok(first)
+            handle: base,
+            size,
+            pool,
+            stream,
+            frame,
+            expandable,
+            first,
+            start: 0,
+        };
+        self.segments.insert(id, segment);
+        first
     }
 
     /// The node of a block handed out earlier, if it still holds that block.
@@ -1042,6 +1049,18 @@ impl<S: SegmentSource> CachingAllocator<S> {
     /// `reset_accumulated_memory_stats()`.
     pub fn reset_accumulated(&mut self) {
         self.stats.reset_accumulated();
+    }
+}
+
+/// A segment source's answer as the allocator takes it: out of memory is
+/// None (the caller may release its cache and retry), any other failure
+/// the error.
+fn none_if_out_of_memory<T>(r: Result<T, SegmentError>) -> Result<Option<T>, AllocError> {
+    match r {
+        Ok(x) => Ok(Some(x)),
+        Err(SegmentError::OutOfMemory) => Ok(None),
+        Err(SegmentError::Failed(why)) => Err(AllocError::Failed(why)),
+        Err(SegmentError::Assert) => Err(AllocError::Assert),
     }
 }
 
