@@ -116,6 +116,54 @@ for backend in [\"nccl\", \"gloo\"] {
     }
 }
 
+/// Each rank has current streams of its own, as each process of
+/// `mp.spawn` has: a rank starts on `default` even when the session spawns
+/// it inside `with torch.cuda.stream(s)`, a rank's stream block changes no
+/// one else's, and the session's stream is its own again afterwards. (Shared
+/// current streams let a rank passing an `isend` on its peer's device switch
+/// the peer's stream mid-statement: the peer then read its `irecv` box on
+/// `nccl` and saw zeros, one run in ten.)
+#[test]
+fn each_rank_has_current_streams_of_its_own() {
+    let src = "
+import torch
+s = torch.cuda.Stream()
+fn work(rank, n) {
+  init_process_group(\"nccl\", rank=rank, world_size=n)
+  set_device(rank)
+  first = str(current_stream())
+  r = torch.cuda.Stream()
+  with torch.cuda.stream(r) { inside = str(current_stream()) }
+  print(rank, first, inside, current_stream())
+  destroy_process_group()
+}
+with torch.cuda.stream(s) {
+  spawn(work, args=[2], nprocs=2)
+  print(current_stream())
+}
+print(current_stream())
+";
+    for backend in BACKENDS {
+        let mut s = session(backend, 2);
+        let out = ok_in(&mut s, src);
+        let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with(">>>")).collect();
+        for rank in 0..2 {
+            let default = format!("<stream default @cuda:{rank}: 0 pending>");
+            let want = format!("{rank} {default} <stream r @cuda:{rank}: 0 pending> {default}");
+            assert!(lines.contains(&want.as_str()), "{backend:?}: {out}");
+        }
+        let session_lines = &lines[lines.len() - 2..];
+        assert_eq!(
+            session_lines,
+            [
+                "<stream s @cuda:0: 0 pending>",
+                "<stream default @cuda:0: 0 pending>"
+            ],
+            "{backend:?}: {out}"
+        );
+    }
+}
+
 /// A rank that passes `gather_list` where it is not the destination (or
 /// none where it is) gets PyTorch's error; a group of some of the ranks is
 /// refused, saying so.

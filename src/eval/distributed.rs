@@ -331,6 +331,7 @@ pub(super) fn run_rank(from: RankStart, body: &Body, span: Span) -> Ended {
         interrupt,
     } = from;
     let _clock = OwnClock::install(Arc::new(HostClock::at(start)));
+    let _streams = crate::runtime::stream::Process::enter();
     let _frame = OwnFrame::install();
     let _env = OwnEnv::install(env);
     let mut rt = Runtime::new(seed, Arc::clone(&devices));

@@ -219,7 +219,7 @@ impl Devices {
         }
         let (first, freed) = {
             let mut gpu = lock(g);
-            let s = gpu.streams.current;
+            let s = gpu.streams.current();
             let before = gpu.allocator.stats().num_device_free;
             let r = gpu.allocator.malloc(bytes, s);
             (r, gpu.allocator.stats().num_device_free > before)
@@ -236,7 +236,7 @@ impl Devices {
         let first = match first {
             Err(AllocError::OutOfMemory(_)) if self.release_scratch_of(device) => {
                 let mut gpu = lock(g);
-                let s = gpu.streams.current;
+                let s = gpu.streams.current();
                 gpu.allocator.malloc(bytes, s)
             }
             r => r,
@@ -250,7 +250,7 @@ impl Devices {
                     return Err(AllocError::Failed(e.to_string()));
                 }
                 let mut gpu = lock(g);
-                let s = gpu.streams.current;
+                let s = gpu.streams.current();
                 let block = gpu.allocator.malloc(bytes, s)?;
                 gpu.allocator.oom_recovered();
                 block
@@ -322,7 +322,7 @@ impl Devices {
     /// The driver's stream behind device `device`'s current stream.
     pub fn current_handle(&self, device: u32) -> StreamHandle {
         let gpu = lock(&self.gpus[device as usize]);
-        gpu.streams.handle(gpu.streams.current)
+        gpu.streams.handle(gpu.streams.current())
     }
 
     /// `waiter` waits for all the work queued on `target` so far: in the

@@ -194,7 +194,7 @@ impl Gpu {
     /// clock, advanced by the cost of issuing it. Returns the item's number
     /// and when it starts and ends on the modelled clock.
     pub fn launch(&mut self, work: Work, host: &mut f64) -> Queued {
-        let s = self.streams.current;
+        let s = self.streams.current();
         let d = work.duration(self.spec);
         *host += self.spec.launch_latency;
         self.busy += d;
@@ -285,7 +285,7 @@ impl Gpu {
 
     /// A read of this device's memory by its current stream's next item.
     pub fn on_read(&mut self, access: &mut Access) -> Sees {
-        let r = self.streams.current;
+        let r = self.streams.current();
         // The host reading its own copy (`host_reading`) is no device item:
         // the copy was noted when it was queued (`on_copy_to_host`).
         if !self.host_reading {
@@ -298,7 +298,7 @@ impl Gpu {
     /// An in-place write to this device's memory by the current stream's next
     /// item. Returns whether the bytes before it must be kept for racing readers.
     pub fn on_write(&mut self, access: &mut Access, gpu: &Arc<Mutex<Gpu>>) -> bool {
-        let r = self.streams.current;
+        let r = self.streams.current();
         let next = self.streams.get(r).issued + 1;
         access.note_use(r, next);
         self.check(access, r, Verb::Write);
@@ -320,7 +320,7 @@ impl Gpu {
     /// A host read of this device's memory (display, `print`, `.item()`, a
     /// blocking `.to(cpu)`, `save`) through a copy on the current stream.
     pub fn on_copy_to_host(&mut self, access: &mut Access) -> Sees {
-        let r = self.streams.current;
+        let r = self.streams.current();
         let next = self.streams.get(r).issued + 1;
         access.note_use(r, next);
         self.check(access, r, Verb::HostRead)
@@ -431,7 +431,7 @@ impl Gpu {
     /// non-blocking download fills, uploaded again): ordered after that
     /// download on its own stream, else a race between the two streams.
     pub fn on_copy_from_host(&mut self, access: &mut Access) -> Sees {
-        let r = self.streams.current;
+        let r = self.streams.current();
         self.check(access, r, Verb::Read)
     }
 

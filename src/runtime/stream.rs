@@ -19,7 +19,9 @@
 //! Each stream also has a modelled clock: when its last item finishes, in
 //! seconds since the session started (see `timing.rs`).
 
+use std::cell::Cell;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::alloc::StreamId;
@@ -105,8 +107,42 @@ pub struct Mark {
 pub struct Streams {
     device: u32,
     list: Vec<Stream>,
-    /// The stream new work on this device goes to (`stream s { }` changes it).
-    pub current: StreamId,
+    /// The stream new work on this device goes to (`stream s { }` changes
+    /// it), for each process that set one other than `default` (see
+    /// `Process`).
+    current: Vec<(u64, StreamId)>,
+}
+
+thread_local! {
+    /// The process this thread runs as: 0 for the session, a number of its
+    /// own for each rank or process it starts.
+    static PROCESS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A rank or process started by the session (`spawn`, `mp.Process`): while
+/// it lives, the thread it runs on has current streams of its own, each
+/// device's `default` at first, as each PyTorch process has. The device's
+/// streams, their work and its memory stay shared: one rank's `stream s { }`
+/// changes where that rank's work goes, never another's, even when a rank
+/// queues work on another rank's device (a message it passes).
+pub struct Process {
+    outer: u64,
+}
+
+impl Process {
+    pub fn enter() -> Process {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        Process {
+            outer: PROCESS.with(|p| p.replace(id)),
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        PROCESS.with(|p| p.set(self.outer));
+    }
 }
 
 impl Streams {
@@ -114,8 +150,29 @@ impl Streams {
         Streams {
             device,
             list: vec![Stream::new("default", None)],
-            current: 0,
+            current: Vec::new(),
         }
+    }
+
+    /// The stream new work on this device goes to, for this thread's process.
+    pub fn current(&self) -> StreamId {
+        let me = PROCESS.with(Cell::get);
+        self.current
+            .iter()
+            .find(|(p, _)| *p == me)
+            .map_or(0, |(_, s)| *s)
+    }
+
+    /// Makes `stream` the current one for this thread's process; returns
+    /// the one it replaces.
+    pub fn set_current(&mut self, stream: StreamId) -> StreamId {
+        let me = PROCESS.with(Cell::get);
+        let was = self.current();
+        self.current.retain(|(p, _)| *p != me);
+        if stream != 0 {
+            self.current.push((me, stream));
+        }
+        was
     }
 
     pub fn key(&self, stream: StreamId) -> StreamKey {

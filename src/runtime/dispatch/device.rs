@@ -196,7 +196,10 @@ impl Runtime {
         let driver = self.devices.driver()?;
         let (stream, blocking) = {
             let gpu = self.devices.gpu(d)?;
-            (gpu.streams.handle(gpu.streams.current), gpu.launch_blocking)
+            (
+                gpu.streams.handle(gpu.streams.current()),
+                gpu.launch_blocking,
+            )
         };
         Some(OnDevice {
             devices: &self.devices,

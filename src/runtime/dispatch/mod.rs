@@ -344,7 +344,7 @@ impl Runtime {
             // As PyTorch: an op on empty tensors launches nothing (its
             // kernels and copies return early when there is no element).
             let gpu = self.devices.gpu(d).expect("work goes to existing devices");
-            let s = gpu.streams.current;
+            let s = gpu.streams.current();
             return Ok((s, gpu.streams.get(s).issued));
         }
         // Only work that reaches the driver reports a fault (see `fault.rs`).

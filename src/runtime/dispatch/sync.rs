@@ -16,7 +16,7 @@ use crate::runtime::{Device, Tensor};
 impl Runtime {
     /// The current stream of device `d`.
     pub fn stream_on(&self, d: u32) -> StreamKey {
-        StreamKey::new(d, self.devices.gpu(d).map_or(0, |g| g.streams.current))
+        StreamKey::new(d, self.devices.gpu(d).map_or(0, |g| g.streams.current()))
     }
 
     /// The current stream of the current CUDA device.
@@ -88,9 +88,10 @@ impl Runtime {
     /// Makes `key` the current stream (and its device the current device);
     /// returns what to give `restore` afterwards.
     pub fn enter_stream(&mut self, key: StreamKey) -> (u32, StreamKey) {
-        let saved_stream = self.devices.gpu(key.device).map_or(0, |mut g| {
-            std::mem::replace(&mut g.streams.current, key.stream)
-        });
+        let saved_stream = self
+            .devices
+            .gpu(key.device)
+            .map_or(0, |mut g| g.streams.set_current(key.stream));
         let saved_device = std::mem::replace(&mut self.current_device, key.device);
         (saved_device, StreamKey::new(key.device, saved_stream))
     }
@@ -98,7 +99,7 @@ impl Runtime {
     /// Undoes `enter_stream`.
     pub fn restore(&mut self, (device, stream): (u32, StreamKey)) {
         if let Some(mut g) = self.devices.gpu(stream.device) {
-            g.streams.current = stream.stream;
+            g.streams.set_current(stream.stream);
         }
         self.current_device = device;
     }
