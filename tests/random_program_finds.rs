@@ -363,3 +363,39 @@ fn regression_losses_broadcast_as_mse_does() {
         "{out}"
     );
 }
+
+/// `all_reduce` on a side stream is one write to each buffer: a read that
+/// races it sees "the values from before that write", on the simulator as
+/// on emu. (The simulator checks the buffers, then assigns them, and counted
+/// its own assignment as an earlier write still pending on the stream.)
+#[test]
+fn a_collective_on_a_side_stream_is_one_write_on_sim_and_emu() {
+    use cudash::runtime::backend::BackendChoice;
+    use cudash::session::{Config, Session};
+    let program = [
+        "t = tensor(2, device=cuda)",
+        "s0 = stream()",
+        "parts = replicate(t, [cuda:0, cuda:1])",
+        "sync all",
+        "stream s0 { all_reduce(parts) }",
+        "t > 1",
+    ];
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        let mut s = Session::new(Config {
+            backend,
+            sim_devices: 2,
+            ..Config::default()
+        })
+        .unwrap();
+        let mut seen = Vec::new();
+        for stmt in program {
+            seen.extend(common::warnings(&s.execute(stmt)));
+        }
+        assert_eq!(seen.len(), 1, "{backend:?}: {seen:?}");
+        assert!(
+            seen[0].contains("while a write to it queued on `s0` may still be running: `default` sees the values from before that write. Fix"),
+            "{backend:?}: {}",
+            seen[0]
+        );
+    }
+}

@@ -303,11 +303,18 @@ impl Gpu {
         access.note_use(r, next);
         self.check(access, r, Verb::Write);
         // While an earlier write is pending, the oldest bytes a racing reader may see are kept already.
-        let earlier = access
+        // The same item writing again (the simulator's `all_reduce` checks its
+        // buffers, then assigns them) is one write, not an earlier one.
+        let again = access
             .write
             .as_ref()
-            .map(|w| w.after_pending.unwrap_or(w.stream));
-        let earlier_pending = earlier.is_some();
+            .is_some_and(|w| w.stream == r && w.seq == next);
+        let earlier = match &access.write {
+            Some(w) if again => w.after_pending,
+            Some(w) => Some(w.after_pending.unwrap_or(w.stream)),
+            None => None,
+        };
+        let earlier_pending = again || earlier.is_some();
         access.write = (!self.launch_blocking).then(|| PendingWrite {
             gpu: Arc::clone(gpu),
             stream: r,
