@@ -110,17 +110,17 @@ pub enum Error {
     NoDevice { device: String, reason: String },
     #[error("{message}")]
     NotAvailable { message: String, help: String },
-    /// PyTorch's message, word for word (`CUDACachingAllocator.cpp`'s
-    /// `malloc`), but the line about the process's memory in use that
-    /// PyTorch adds where NVML answers.
+    /// PyTorch 2.15's message, word for word (`CUDACachingAllocator.cpp`'s
+    /// `malloc`, read in libc10_cuda.so): the process's memory in use where
+    /// NVML answers (the simulator and emu: the device's one process), the
+    /// fraction's limit where one is set, and a last sentence that depends
+    /// on whether expandable segments are on.
     #[error(
         "CUDA out of memory. Tried to allocate {}. GPU {} has a total capacity of {} of which {} is free. \
-         {}Of the allocated memory {} is allocated by PyTorch, and {} is reserved by PyTorch but unallocated. \
-         If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \
-         to avoid fragmentation.  See documentation for Memory Management  \
-         (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)",
+         {}{}Of the allocated memory {} is allocated by PyTorch, and {} is reserved by PyTorch but unallocated.{}",
         format_size(*segment), gpu_index(device), format_size(*capacity), format_size(*free),
-        allowed_of(allowed), format_size(*allocated), format_size(reserved - allocated)
+        process_of(process), allowed_of(allowed), format_size(*allocated), format_size(reserved - allocated),
+        oom_tail(*expandable)
     )]
     OutOfMemory {
         device: Device,
@@ -135,6 +135,10 @@ pub enum Error {
         reserved: usize,
         /// `set_per_process_memory_fraction`'s limit, when one is set.
         allowed: Option<usize>,
+        /// What this process holds on the device (NVML's figure), when known.
+        process: Option<usize>,
+        /// Whether expandable segments are on.
+        expandable: bool,
     },
     /// A tensor larger than the host's available memory (checked before allocating).
     #[error("{message}")]
@@ -257,6 +261,35 @@ pub enum Error {
 
 /// "1.6 GiB allowed; " (PyTorch's words for a memory fraction's limit),
 /// or nothing.
+fn process_of(process: &Option<usize>) -> String {
+    process.map_or(String::new(), |p| {
+        format!(
+            "Including non-PyTorch memory, this process has {} memory in use. ",
+            format_size(p)
+        )
+    })
+}
+
+/// How PyTorch's out-of-memory message ends: the fragmentation hint, or,
+/// with expandable segments on, a word on their address space.
+fn oom_tail(expandable: bool) -> &'static str {
+    match expandable {
+        false => {
+            " If reserved but unallocated memory is large try setting \
+             PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See \
+             documentation for Memory Management  \
+             (https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)"
+        }
+        true => {
+            " expandable_segments is enabled. If instead the process is running out of virtual \
+             address space (VSZ), expandable segments may be over-reserving VA (each segment \
+             reserves ~9/8 of device memory, times the number of streams); reduce it via \
+             PYTORCH_CUDA_ALLOC_CONF expandable_segments_reserve / \
+             expandable_segments_reserve_by_class."
+        }
+    }
+}
+
 fn allowed_of(allowed: &Option<usize>) -> String {
     allowed.map_or(String::new(), |a| format!("{} allowed; ", format_size(a)))
 }

@@ -130,7 +130,8 @@ fn out_of_memory_leaves_the_session_usable() {
     assert_eq!(class, "OutOfMemoryError");
     assert!(
         msg.starts_with("CUDA out of memory. Tried to allocate 40.00 MiB. GPU 0 has a total capacity of 64.00 MiB")
-            && msg.contains("Of the allocated memory 32.00 MiB is allocated by PyTorch"),
+            && msg.contains(" of which 32.00 MiB is free. Including non-PyTorch memory, this process has 32.00 MiB memory in use. Of the allocated memory 32.00 MiB is allocated by PyTorch")
+            && msg.ends_with("(https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)"),
         "{msg}"
     );
     assert_eq!(ok(&mut s, "a.shape"), "[8388608]");
@@ -140,6 +141,25 @@ fn out_of_memory_leaves_the_session_usable() {
     // An op whose result does not fit is an out-of-memory error too.
     let (class, _) = err(&mut s, "c = b + b");
     assert_eq!(class, "OutOfMemoryError");
+}
+
+/// With expandable segments on, PyTorch 2.15's message ends on their
+/// address space instead of suggesting them (libc10_cuda.so's `malloc`
+/// picks one last sentence or the other).
+#[test]
+fn out_of_memory_with_expandable_segments_ends_on_their_address_space() {
+    let mut s = common::sim_session(1, 64 << 20);
+    ok(
+        &mut s,
+        "import torch\ntorch.cuda.memory._set_allocator_settings(\"expandable_segments:True\")\na = zeros(8 * 2**20, device=cuda)",
+    );
+    let (class, msg) = err(&mut s, "b = zeros(10 * 2**20, device=cuda)");
+    assert_eq!(class, "OutOfMemoryError");
+    assert!(
+        msg.contains("this process has 40.00 MiB memory in use. Of the allocated memory 32.00 MiB is allocated by PyTorch, and 8.00 MiB is reserved by PyTorch but unallocated. expandable_segments is enabled. If instead the process is running out of virtual address space (VSZ)")
+            && !msg.contains("If reserved but unallocated memory is large"),
+        "{msg}"
+    );
 }
 
 #[test]

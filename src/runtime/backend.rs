@@ -74,6 +74,9 @@ impl<T: SegmentSource + ?Sized> SegmentSource for Box<T> {
     fn free(&self) -> Option<usize> {
         (**self).free()
     }
+    fn process_memory(&self) -> Option<usize> {
+        (**self).process_memory()
+    }
     fn reserve_address(&mut self, bytes: usize) -> Result<u64, SegmentError> {
         (**self).reserve_address(bytes)
     }

@@ -52,6 +52,10 @@ impl SegmentSource for Capacity {
     fn free(&self) -> Option<usize> {
         Some(self.total - self.used)
     }
+    fn process_memory(&self) -> Option<usize> {
+        // A simulated device has one process: this one.
+        Some(self.used)
+    }
     fn reserve_address(&mut self, bytes: usize) -> Result<u64, SegmentError> {
         let at = self.next;
         let step = (bytes as u64).div_ceil(ALIGN).max(1) * ALIGN;

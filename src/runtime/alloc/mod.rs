@@ -60,6 +60,11 @@ pub trait SegmentSource {
     /// None where the device cannot say (its context was lost to a
     /// device-side assert, and `cudaMemGetInfo` fails).
     fn free(&self) -> Option<usize>;
+    /// The memory this process holds on the device, as NVML reports it
+    /// for the out-of-memory message (None where it cannot be asked).
+    fn process_memory(&self) -> Option<usize> {
+        None
+    }
 
     // Expandable segments: address space first, memory behind it page by page.
     /// Reserves `bytes` of address space with no memory behind it
@@ -201,6 +206,10 @@ pub struct OutOfMemory {
     pub reserved: usize,
     /// `set_per_process_memory_fraction`'s limit, when one is set.
     pub allowed: Option<usize>,
+    /// What this process holds on the device, as NVML tells PyTorch.
+    pub process: Option<usize>,
+    /// Whether expandable segments are on (the message ends otherwise).
+    pub expandable: bool,
 }
 
 /// A failed allocation: out of memory (after the cache was released and the
@@ -225,6 +234,8 @@ impl AllocError {
                 allocated: oom.allocated,
                 reserved: oom.reserved,
                 allowed: oom.allowed,
+                process: oom.process,
+                expandable: oom.expandable,
             },
             AllocError::Failed(why) => crate::error::Error::Cuda {
                 device,
@@ -721,6 +732,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
             allocated: self.stats.allocated_bytes.all.current as usize,
             reserved: self.stats.reserved_bytes.all.current as usize,
             allowed: self.allowed,
+            process: self.source.process_memory(),
+            expandable: self.config.expandable_segments,
         })
     }
 

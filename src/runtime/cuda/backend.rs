@@ -103,4 +103,7 @@ impl SegmentSource for Segments {
     fn free(&self) -> Option<usize> {
         self.driver.mem_info(self.device).map(|(free, _)| free).ok()
     }
+    fn process_memory(&self) -> Option<usize> {
+        self.driver.process_memory(self.device)
+    }
 }

@@ -188,6 +188,14 @@ pub trait Driver: Send + Sync {
     fn mem_free(&self, device: u32, ptr: DevicePtr) -> Result<(), DriverError>;
     /// (free, total) bytes, as `cuMemGetInfo`.
     fn mem_info(&self, device: u32) -> Result<(usize, usize), DriverError>;
+    /// The memory this process holds on `device`, as NVML reports it for
+    /// PyTorch's out-of-memory message; None where it cannot be asked (a
+    /// real GPU: cudash does not load NVML, and PyTorch without NVML leaves
+    /// the sentence out too).
+    fn process_memory(&self, device: u32) -> Option<usize> {
+        let _ = device;
+        None
+    }
     /// Address space of `bytes` on `device` with no memory behind it
     /// (`cuMemAddressReserve`), for an expandable segment.
     fn mem_address_reserve(&self, device: u32, bytes: usize) -> Result<DevicePtr, DriverError> {

@@ -383,6 +383,12 @@ impl Driver for Emu {
         Ok((total.saturating_sub(used), total))
     }
 
+    fn process_memory(&self, device: u32) -> Option<usize> {
+        // The emulated device has one process: this one.
+        let state = lock(&self.state);
+        state.devices.get(device as usize).map(|d| d.used)
+    }
+
     fn host_alloc(&self, bytes: usize) -> Result<*mut u8, DriverError> {
         let addr = Region::map(bytes).ok_or(DriverError::OutOfMemory { bytes })?;
         lock(&self.state).host.insert(addr, bytes);
