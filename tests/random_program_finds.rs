@@ -399,3 +399,44 @@ fn a_collective_on_a_side_stream_is_one_write_on_sim_and_emu() {
         );
     }
 }
+
+/// An in-place op on a side stream that races the write that made its
+/// tensor reads the bytes from before that write (a fresh block's zeros
+/// here), on the simulator as on emu: the simulator's in-place loops read
+/// the live bytes, so `t0.div_(0)` gave ±inf there and NaN on emu.
+#[test]
+fn an_in_place_op_racing_a_pending_write_reads_the_bytes_before_it_on_sim_and_emu() {
+    use cudash::runtime::backend::BackendChoice;
+    use cudash::session::{Config, Session};
+    let program = [
+        "t0 = randn(2, 3, device=cuda)",
+        "s0 = stream()",
+        "stream s0 { t0.add_(1) }",
+        "sync all",
+        "t0.tolist()",
+        "w = randn(3, device=cuda)",
+        "stream s0 { w.div_(0) }",
+        "sync all",
+        "w.tolist()",
+    ];
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        let mut s = Session::new(Config {
+            backend,
+            ..Config::default()
+        })
+        .unwrap();
+        let mut shown = Vec::new();
+        for stmt in program {
+            let o = s.execute(stmt);
+            assert!(o.error.is_none(), "{backend:?}: {stmt}");
+            if stmt.ends_with("tolist()") {
+                shown.push(o.plain_text().trim().to_string());
+            }
+        }
+        assert_eq!(
+            shown,
+            ["[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]", "[nan, nan, nan]"],
+            "{backend:?}"
+        );
+    }
+}

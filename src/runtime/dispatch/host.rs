@@ -62,10 +62,11 @@ impl Compute for Host {
         y: Operand,
         plan: BinaryPlan,
     ) -> Result<(), Error> {
-        if x.numel() > 0 {
-            read_in_order(&[x, y.tensor]);
-        }
-        if elementwise::in_place_same_dtype(op, x, y).is_some() {
+        // The loops that write x as they read it read its live bytes: a read
+        // of x that races a pending write (and sees the bytes from before
+        // it) takes the general path, which reads what the race left.
+        let racing = x.numel() > 0 && read_in_order(&[x, y.tensor]);
+        if !racing && elementwise::in_place_same_dtype(op, x, y).is_some() {
             return Ok(());
         }
         let r = elementwise::binary_planned(op, Operand::strong(x), y, plan)?;
@@ -93,10 +94,9 @@ impl Compute for Host {
         [b, c]: [Operand; 2],
         _: &Plan,
     ) -> Result<(), Error> {
-        if x.numel() > 0 {
-            read_in_order(&[x, b.tensor, c.tensor]);
-        }
-        if op == TernaryOp::AddScaled && ternary::add_scaled_in_place(x, b, c).is_some() {
+        let racing = x.numel() > 0 && read_in_order(&[x, b.tensor, c.tensor]);
+        if !racing && op == TernaryOp::AddScaled && ternary::add_scaled_in_place(x, b, c).is_some()
+        {
             return Ok(());
         }
         let r = ternary::ternary(op, Operand::strong(x), b, c)?;
@@ -359,11 +359,18 @@ impl Compute for Host {
 /// A host op's operands, checked for races in the order a kernel takes
 /// them (the first operand's warning first, as on a driver's device); the
 /// op's own reads after this see the same bytes without a second warning.
-fn read_in_order(operands: &[&Tensor]) {
+/// Registers the device operands' reads in order; whether the first one's
+/// races a pending write (so it sees the bytes from before that write).
+fn read_in_order(operands: &[&Tensor]) -> bool {
     // (A host operand is read once, by the op itself, as on a driver.)
-    for t in operands.iter().filter(|t| t.device().is_cuda()) {
-        t.before_device_read();
+    let mut first_stale = false;
+    for (i, t) in operands.iter().enumerate() {
+        if t.device().is_cuda() {
+            let stale = t.before_device_read() == crate::runtime::gpu::Sees::Stale;
+            first_stale |= i == 0 && stale;
+        }
     }
+    first_stale
 }
 
 /// Host seconds a CPU generator takes per number it draws.
