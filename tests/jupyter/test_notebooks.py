@@ -72,6 +72,10 @@ def test_the_comparison_masks_times_and_the_backends_reason_only():
 def test_notebook_runs_and_shows_what_is_saved(path: Path):
     saved = nbformat.read(path, as_version=4)
     nbformat.validate(saved)
+    # nbformat 4.5 gives every cell an id (a missing one is a warning now,
+    # an error in later nbformat versions).
+    missing = [i + 1 for i, c in enumerate(saved.cells) if "id" not in c]
+    assert not missing, f"{path.name}: cells {missing} have no id"
     assert saved.metadata["kernelspec"]["name"] == "cudash"
     fresh = copy.deepcopy(saved)
     # A cell that errors stops the run, unless it is tagged `raises-exception`.
