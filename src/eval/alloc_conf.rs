@@ -32,8 +32,8 @@ impl Interp {
                 "UserWarning: PYTORCH_CUDA_ALLOC_CONF's `{what}` has no effect in cudash: its \
                  caching allocator models max_split_size_mb, max_non_split_rounding_mb, \
                  roundup_power2_divisions, garbage_collection_threshold and \
-                 expandable_segments, not the cudaMallocAsync backend or pinned memory's \
-                 registration"
+                 expandable_segments, not the cudaMallocAsync backend, pinned memory's \
+                 registration or the address space an expandable segment reserves"
             )));
         }
         Ok(())

@@ -105,7 +105,12 @@ impl AllocatorConfig {
                 | "pinned_use_cuda_host_register"
                 | "pinned_num_register_threads"
                 | "pinned_use_background_threads"
-                | "graph_capture_record_stream_reuse" => ignored.push(format!("{key}:{value}")),
+                | "graph_capture_record_stream_reuse"
+                // PyTorch 2.15's bounds on an expandable segment's address
+                // space: cudash reserves its 1⅛ of the device and does not
+                // run out of address space.
+                | "expandable_segments_reserve"
+                | "expandable_segments_reserve_by_class" => ignored.push(format!("{key}:{value}")),
                 _ => return Err(format!("Unrecognized key '{key}' in CUDA allocator config.")),
             }
         }
@@ -276,6 +281,13 @@ mod tests {
         assert!(c.parse("expandable_segments:True").unwrap().is_empty());
         assert!(c.expandable_segments);
         assert_eq!(c.parse("backend:cudaMallocAsync").unwrap().len(), 1);
+        // The keys PyTorch 2.15's out-of-memory message names are read (and
+        // said to have no effect), not refused as unknown.
+        assert_eq!(
+            c.parse("expandable_segments:True,expandable_segments_reserve:8")
+                .unwrap(),
+            ["expandable_segments_reserve:8"]
+        );
     }
 
     #[test]
