@@ -7,6 +7,9 @@ mod common;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use cudash::runtime::backend::BackendChoice;
+use cudash::session::{Config, Session};
+
 /// `src`'s output, or a failure when it takes longer than `secs`.
 fn within(secs: u64, src: &'static str) -> String {
     let (tx, rx) = mpsc::channel();
@@ -364,14 +367,22 @@ fn regression_losses_broadcast_as_mse_does() {
     );
 }
 
+/// A session of two devices on `backend` (what random programs use).
+fn on(backend: BackendChoice) -> Session {
+    Session::new(Config {
+        backend,
+        sim_devices: 2,
+        ..Config::default()
+    })
+    .unwrap()
+}
+
 /// `all_reduce` on a side stream is one write to each buffer: a read that
 /// races it sees "the values from before that write", on the simulator as
 /// on emu. (The simulator checks the buffers, then assigns them, and counted
 /// its own assignment as an earlier write still pending on the stream.)
 #[test]
 fn a_collective_on_a_side_stream_is_one_write_on_sim_and_emu() {
-    use cudash::runtime::backend::BackendChoice;
-    use cudash::session::{Config, Session};
     let program = [
         "t = tensor(2, device=cuda)",
         "s0 = stream()",
@@ -381,12 +392,7 @@ fn a_collective_on_a_side_stream_is_one_write_on_sim_and_emu() {
         "t > 1",
     ];
     for backend in [BackendChoice::Sim, BackendChoice::Emu] {
-        let mut s = Session::new(Config {
-            backend,
-            sim_devices: 2,
-            ..Config::default()
-        })
-        .unwrap();
+        let mut s = on(backend);
         let mut seen = Vec::new();
         for stmt in program {
             seen.extend(common::warnings(&s.execute(stmt)));
@@ -406,8 +412,6 @@ fn a_collective_on_a_side_stream_is_one_write_on_sim_and_emu() {
 /// the live bytes, so `t0.div_(0)` gave ±inf there and NaN on emu.
 #[test]
 fn an_in_place_op_racing_a_pending_write_reads_the_bytes_before_it_on_sim_and_emu() {
-    use cudash::runtime::backend::BackendChoice;
-    use cudash::session::{Config, Session};
     let program = [
         "t0 = randn(2, 3, device=cuda)",
         "s0 = stream()",
@@ -420,11 +424,7 @@ fn an_in_place_op_racing_a_pending_write_reads_the_bytes_before_it_on_sim_and_em
         "w.tolist()",
     ];
     for backend in [BackendChoice::Sim, BackendChoice::Emu] {
-        let mut s = Session::new(Config {
-            backend,
-            ..Config::default()
-        })
-        .unwrap();
+        let mut s = on(backend);
         let mut shown = Vec::new();
         for stmt in program {
             let o = s.execute(stmt);
