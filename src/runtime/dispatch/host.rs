@@ -359,8 +359,8 @@ impl Compute for Host {
 /// A host op's operands, checked for races in the order a kernel takes
 /// them (the first operand's warning first, as on a driver's device); the
 /// op's own reads after this see the same bytes without a second warning.
-/// Registers the device operands' reads in order; whether the first one's
-/// races a pending write (so it sees the bytes from before that write).
+/// Whether the first operand's read races a pending write (and so sees the
+/// bytes from before that write).
 fn read_in_order(operands: &[&Tensor]) -> bool {
     // (A host operand is read once, by the op itself, as on a driver.)
     let mut first_stale = false;
