@@ -259,8 +259,8 @@ pub enum Error {
     },
 }
 
-/// "1.6 GiB allowed; " (PyTorch's words for a memory fraction's limit),
-/// or nothing.
+/// "Including non-PyTorch memory, this process has 1.2 GiB memory in use. "
+/// (what PyTorch says where NVML answers), or nothing.
 fn process_of(process: &Option<usize>) -> String {
     process.map_or(String::new(), |p| {
         format!(
@@ -290,6 +290,8 @@ fn oom_tail(expandable: bool) -> &'static str {
     }
 }
 
+/// "1.6 GiB allowed; " (PyTorch's words for a memory fraction's limit),
+/// or nothing.
 fn allowed_of(allowed: &Option<usize>) -> String {
     allowed.map_or(String::new(), |a| format!("{} allowed; ", format_size(a)))
 }
