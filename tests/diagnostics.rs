@@ -160,7 +160,10 @@ diagnostic!(
 );
 // A learner typing the material's own lines (issue 64).
 diagnostic!(keyword_as_a_parameter, "fn run(n, d, pin) { return n }");
-diagnostic!(assign_to_a_device_literal, "cuda = torch.device(\"cuda\")");
+diagnostic!(
+    assign_to_a_device_literal,
+    "cuda:1 = torch.device(\"cuda:1\")"
+);
 diagnostic!(python_no_grad_block, "with torch.no_grad():\n    y = x * 2");
 diagnostic!(
     python_class,

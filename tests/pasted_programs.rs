@@ -295,6 +295,46 @@ fn the_cuda_tutorial_runs_on_simulated_gpus() {
     assert!(!got.contains("from large pool"), "{got}");
 }
 
+/// The CUDA semantics notes' idioms: `cuda = torch.device("cuda")` and
+/// other bindings of the names `cuda` and `cpu` (unbound, they are the
+/// devices), and `torch.cuda.set_sync_debug_mode`: a blocking copy, a
+/// value read and a stream's `synchronize()` warn or are refused as
+/// PyTorch's `warn_or_error_on_sync` makes them; a device sync is not
+/// reported. The same on sim and emu.
+#[test]
+fn the_cuda_semantics_notes_idioms_run() {
+    let program = pasted().join("cuda_only/cuda_semantics.py");
+    let refused = "RuntimeError: called a synchronizing CUDA operation";
+    let want = format!(
+        "cuda:1 cuda:1 cuda:1 cuda:1\ncuda:0\ncuda:0\ncpu\ncpu cuda:0\n\
+         {{'cuda': True, 'cpu': False}}\nTrue\ncuda:0\nnative native\n0\n1\n12.0\n\
+         cpu() {refused}\nitem() {refused}\nstream.synchronize() {refused}\n\
+         to(cuda) {refused}\nx[mask] {refused}\ncopy_(non_blocking=True) passed\n\
+         to(cuda:1) passed\nevent.synchronize() passed\nempty_cache() passed\n\
+         tensor([0., 1., 2., 3.])\n\
+         RuntimeError: invalid value of debug_mode, expected one of `default`, `warn`, `error`\n\
+         2097152 True\n"
+    );
+    for backend in [&["--sim-devices", "2"], &["--backend", "emu"]] {
+        let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
+            .args(backend)
+            .arg("script")
+            .arg(&program)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let (out, err) = (
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr),
+        );
+        assert!(o.status.success(), "{backend:?}: {err}");
+        assert_eq!(out, want, "{backend:?}");
+        let warning = "UserWarning: called a synchronizing CUDA operation (Triggered internally \
+                       at /__w/pytorch/pytorch/c10/cuda/CUDAFunctions.cpp:162.)";
+        assert_eq!(err.matches(warning).count(), 1, "{backend:?}: {err}");
+    }
+}
+
 /// The names older programs use for the allocator's figures, with
 /// PyTorch's FutureWarnings, and `memory_stats_as_nested_dict()`.
 #[test]

@@ -440,3 +440,30 @@ fn an_in_place_op_racing_a_pending_write_reads_the_bytes_before_it_on_sim_and_em
         );
     }
 }
+
+/// `x[mask] = v` into no element launches nothing, as PyTorch's kernel:
+/// a 0-d `v` still being written on another stream is not read, so no
+/// race is reported, on emu as on the simulator (emu read it: random
+/// programs, seed 36).
+#[test]
+fn a_masked_fill_into_no_element_reads_no_value_on_sim_and_emu() {
+    let program = [
+        "t0 = ones(0, device=cuda)",
+        "t4 = tensor(2., device=cuda)",
+        "t5 = t4 * 2",
+        "s0 = stream()",
+        "stream s0 { t0[t0 > 0] = t5 }",
+        "t6 = t4 * 3",
+        "stream s0 { t0[t0 > 0] = t6 }",
+    ];
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        let mut s = on(backend);
+        let mut seen = Vec::new();
+        for stmt in program {
+            let o = s.execute(stmt);
+            assert!(o.error.is_none(), "{backend:?}: {stmt}");
+            seen.extend(common::warnings(&o));
+        }
+        assert!(seen.is_empty(), "{backend:?}: {seen:?}");
+    }
+}

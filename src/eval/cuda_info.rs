@@ -8,6 +8,11 @@
 //!   gives them, free being what the caching allocator has not reserved
 //!   (memory it caches counts as used, the point of `empty_cache()`);
 //! - `torch.cuda.default_stream(d)`;
+//! - `torch.cuda.set_sync_debug_mode(m)` / `get_sync_debug_mode()`: whether
+//!   an op that makes the host wait for a stream passes, warns or is
+//!   refused (the runtime's `SyncDebugMode`);
+//! - `torch.cuda.get_allocator_backend()`: `"native"`, the caching
+//!   allocator (cudash models no `cudaMallocAsync` backend);
 //! - `torch.get_num_threads()` / `set_num_threads(n)`: the host threads the
 //!   CPU ops split their work across.
 
@@ -18,10 +23,14 @@ use super::value::Object;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
+use crate::runtime::dispatch::SyncDebugMode;
 use crate::runtime::Device;
 
 /// The names this module answers.
-pub const NAMES: [&str; 7] = [
+pub const NAMES: [&str; 10] = [
+    "torch.cuda.set_sync_debug_mode",
+    "torch.cuda.get_sync_debug_mode",
+    "torch.cuda.get_allocator_backend",
     "torch.cuda.get_device_properties",
     "torch.cuda.get_device_capability",
     "torch.cuda.mem_get_info",
@@ -55,6 +64,42 @@ impl Interp {
                 };
                 crate::runtime::set_thread_cap(n);
                 return Ok(Value::None);
+            }
+            "torch.cuda.get_allocator_backend" => {
+                return Ok(Value::Str(Arc::new("native".into())));
+            }
+            "torch.cuda.set_sync_debug_mode" => {
+                self.rt.cuda(None).map_err(at)?;
+                let mode = match &first {
+                    Some(Value::Str(s)) => match s.as_str() {
+                        "default" => Some(SyncDebugMode::Default),
+                        "warn" => Some(SyncDebugMode::Warn),
+                        "error" => Some(SyncDebugMode::Error),
+                        _ => {
+                            return Err(at(Error::runtime(
+                                "invalid value of debug_mode, expected one of `default`, `warn`, `error`",
+                            )))
+                        }
+                    },
+                    // PyTorch's C++ takes any other level as `default`.
+                    Some(Value::Int(i)) => {
+                        Some(SyncDebugMode::from_level(*i).unwrap_or(SyncDebugMode::Default))
+                    }
+                    _ => None,
+                };
+                let Some(mode) = mode else {
+                    return Err(at(Error::wrong_type(
+                        "`debug_mode` of `torch.cuda.set_sync_debug_mode`",
+                        "a str or an int",
+                        first.as_ref().map_or("nothing", Value::type_name),
+                    )));
+                };
+                self.rt.sync_debug = mode;
+                return Ok(Value::None);
+            }
+            "torch.cuda.get_sync_debug_mode" => {
+                self.rt.cuda(None).map_err(at)?;
+                return Ok(Value::Int(self.rt.sync_debug.level()));
             }
             _ => {}
         }

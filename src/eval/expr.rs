@@ -137,13 +137,8 @@ impl Interp {
             ExprKind::Bool(b) => Ok(Value::bool(*b)),
             ExprKind::None => Ok(Value::None),
             ExprKind::DType(t) => Ok(Value::dtype(*t)),
+            // `cuda` and `cpu` are names (`lookup_builtin`); `cuda:1` is not.
             ExprKind::Device(DeviceLit::Cpu) => Ok(Value::device(Device::Cpu)),
-            // `cuda` stays without an index until it is used (`resolve`).
-            ExprKind::Device(DeviceLit::Cuda(None)) => self
-                .rt
-                .cuda(None)
-                .map(|_| Value::CurrentCuda)
-                .map_err(|err| err.at(e.span)),
             ExprKind::Device(DeviceLit::Cuda(i)) => self
                 .rt
                 .cuda(*i)
@@ -492,6 +487,16 @@ impl Interp {
         match name {
             "inf" => return Ok(Value::float(f64::INFINITY)),
             "nan" => return Ok(Value::float(f64::NAN)),
+            // The devices, where no variable has taken their names: `cuda`
+            // stays without an index until it is used (`resolve`).
+            "cpu" => return Ok(Value::device(Device::Cpu)),
+            "cuda" => {
+                return self
+                    .rt
+                    .cuda(None)
+                    .map(|_| Value::CurrentCuda)
+                    .map_err(|err| err.at(span))
+            }
             _ => {}
         }
         if name == "default" {

@@ -896,6 +896,15 @@ static NATIVES: &[Native] = &[
         name: "torch.cuda.mem_get_info",
     },
     Native {
+        name: "torch.cuda.set_sync_debug_mode",
+    },
+    Native {
+        name: "torch.cuda.get_sync_debug_mode",
+    },
+    Native {
+        name: "torch.cuda.get_allocator_backend",
+    },
+    Native {
         name: "torch.cuda.is_bf16_supported",
     },
     Native {
@@ -1282,8 +1291,6 @@ const RENAMED: &[(&str, &str)] = &[
     ),
     ("torch.sparse.mm", "sparse_mm"),
     ("torch.sparse.sum", "sparse_sum"),
-    ("torch.cuda.memory.memory_allocated", "memory_allocated"),
-    ("torch.cuda.memory.memory_reserved", "memory_reserved"),
     ("torch.utils.data.Dataset", "Dataset"),
     ("torch.utils.data.dataset.Dataset", "Dataset"),
     ("torch.utils.data.dataset.TensorDataset", "TensorDataset"),
@@ -1350,6 +1357,8 @@ const MODULE_FLAGS: &[(&str, bool)] = &[
         "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction",
         true,
     ),
+    // Read back as set; cudash's f16 products accumulate in f32 (its default).
+    ("torch.backends.cuda.matmul.allow_fp16_accumulation", false),
 ];
 
 /// `module.name = v` of a flag: set; anything else is PyTorch's and not
@@ -1529,8 +1538,51 @@ pub fn member(m: &'static PyModule, name: &str) -> Result<Value, Error> {
     if let Some(f) = TENSOR_FUNCTIONS.iter().find(|f| f.name == full) {
         return Ok(Value::Native(f));
     }
+    // `torch.cuda.memory` defines what `torch.cuda` then exports: its
+    // names are `torch.cuda`'s (`torch.cuda.memory.empty_cache`).
+    if m.path == "torch.cuda.memory" && CUDA_MEMORY_EXPORTS.contains(&name) {
+        if let Some(cuda) = MODULES.iter().find(|s| s.path == "torch.cuda") {
+            return member(cuda, name).map_err(|_| missing_member(m, name));
+        }
+    }
     Err(missing_member(m, name))
 }
+
+/// What PyTorch's `torch/cuda/memory.py` exports (its `__all__`).
+const CUDA_MEMORY_EXPORTS: &[&str] = &[
+    "caching_allocator_alloc",
+    "caching_allocator_delete",
+    "caching_allocator_disabled",
+    "caching_allocator_enable",
+    "get_per_process_memory_fraction",
+    "set_per_process_memory_fraction",
+    "empty_cache",
+    "memory_stats",
+    "memory_stats_as_nested_dict",
+    "reset_accumulated_memory_stats",
+    "reset_peak_memory_stats",
+    "reset_max_memory_allocated",
+    "reset_max_memory_cached",
+    "host_memory_stats",
+    "host_memory_stats_as_nested_dict",
+    "reset_accumulated_host_memory_stats",
+    "reset_peak_host_memory_stats",
+    "memory_allocated",
+    "max_memory_allocated",
+    "memory_reserved",
+    "max_memory_reserved",
+    "memory_cached",
+    "max_memory_cached",
+    "memory_snapshot",
+    "memory_summary",
+    "list_gpu_processes",
+    "mem_get_info",
+    "get_allocator_backend",
+    "CUDAPluggableAllocator",
+    "change_current_allocator",
+    "MemPool",
+    "use_mem_pool",
+];
 
 /// Does PyTorch name `doc` `full` (`torch.nn.Linear`)? As its help shows
 /// it (`docs::pytorch_name`, alternatives split at ` / `, `F.` spelled

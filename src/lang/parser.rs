@@ -54,7 +54,15 @@ fn ident<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, Name, PErr<E>> + C
 where
     I: ValueInput<'t, Token = Token, Span = Span>,
 {
-    select! { Token::Ident(s) = e => Name::new(s.to_string(), e.span()) }.labelled("a name")
+    // `cuda` and `cpu` are names too: a program may bind them (`cuda =
+    // torch.device("cuda")`, `def train(model, cuda)`, `f(cuda=True)`);
+    // unbound, they mean the devices (`Interp::lookup_builtin`).
+    select! {
+        Token::Ident(s) = e => Name::new(s.to_string(), e.span()),
+        Token::Device(DeviceLit::Cuda(None)) = e => Name::new("cuda".into(), e.span()),
+        Token::Device(DeviceLit::Cpu) = e => Name::new("cpu".into(), e.span()),
+    }
+    .labelled("a name")
 }
 
 /// A contextual word such as `all` or `map` after `mem`.
@@ -115,6 +123,8 @@ where
             Token::Float(x) => ExprKind::Float(x),
             Token::Bool(b) => ExprKind::Bool(b),
             Token::None => ExprKind::None,
+            Token::Device(DeviceLit::Cuda(None)) = e => ExprKind::Var(Name::new("cuda".into(), e.span())),
+            Token::Device(DeviceLit::Cpu) = e => ExprKind::Var(Name::new("cpu".into(), e.span())),
             Token::Device(d) => ExprKind::Device(d),
             Token::DType(d) => ExprKind::DType(d),
             Token::Ident(s) = e => ExprKind::Var(Name::new(s.to_string(), e.span())),
@@ -738,10 +748,7 @@ where
                 .ignore_then(block.clone())
         };
         // A method may be named as a device is (`def cuda(self)`, `def cpu(self)`).
-        let def_name = ident().or(select! {
-            Token::Device(DeviceLit::Cuda(None)) = e => Name::new("cuda".into(), e.span()),
-            Token::Device(DeviceLit::Cpu) = e => Name::new("cpu".into(), e.span()),
-        });
+        let def_name = ident();
         let fn_def = kw(Kw::Fn)
             .ignore_then(def_name)
             .then(
@@ -1087,7 +1094,7 @@ where
                     ExprKind::Device(_) => {
                         emitter.emit(E::message(
                             lhs.span,
-                            "cannot assign to a device: `cuda`, `cuda:N` and `cpu` are device literals in cudash (`cuda` is the current CUDA device), so this line is not needed; write them where the device is used (`ones(2, device=cuda)`)",
+                            "cannot assign to a device: `cuda:N` is a device literal in cudash; give the variable a name (`dev = torch.device(\"cuda:1\")`)",
                         ));
                         StmtKind::Expr(value)
                     }

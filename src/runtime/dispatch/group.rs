@@ -357,7 +357,7 @@ impl Runtime {
             // NCCL's barrier is a collective on the rank's device, which
             // the host then waits for.
             let d = self.current_device;
-            self.sync_stream(self.stream_on(d))?;
+            self.sync_stream_quietly(self.stream_on(d))?;
         }
         if let (Some(d), Backend::Nccl) = (device, backend) {
             self.own_nccl_comm(d, line)?;

@@ -177,8 +177,12 @@ impl Runtime {
         shape.extend(std::iter::repeat_n(1, post));
         strides.extend(std::iter::repeat_n(0, post));
         let mask = take.index.view(shape, strides, take.index.offset());
-        self.compute(view.device())
-            .masked_fill(self, view, &mask, value)?;
+        // Into no element, as PyTorch's kernel: nothing launches, and the
+        // value is not read.
+        if view.numel() > 0 {
+            self.compute(view.device())
+                .masked_fill(self, view, &mask, value)?;
+        }
         self.wrote_in_place(view, &[view, &take.index, value])?;
         Ok(())
     }

@@ -30,6 +30,7 @@ mod attention;
 pub mod collective;
 mod compute;
 pub use compute::stack_host;
+pub use sync::SyncDebugMode;
 mod device;
 mod device_compute;
 mod fault;
@@ -107,6 +108,9 @@ pub struct Runtime {
     /// Set while `torch.func.vmap(..., randomness="error")` runs: a random
     /// op is PyTorch's error there (`check_random`).
     pub random_refused: bool,
+    /// `torch.cuda.set_sync_debug_mode`: what a synchronizing op does
+    /// (`sync::SyncDebugMode`).
+    pub sync_debug: sync::SyncDebugMode,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
@@ -137,6 +141,7 @@ impl Runtime {
             worker: None,
             dist: None,
             random_refused: false,
+            sync_debug: sync::SyncDebugMode::Default,
         }
     }
 
@@ -389,11 +394,11 @@ impl Runtime {
         for d in 0..self.devices.count() {
             let waited = self.devices.gpu(d).map(|g| g.waited_streams());
             for s in waited.unwrap_or_default() {
-                self.sync_stream(StreamKey::new(d, s))?;
+                self.sync_stream_quietly(StreamKey::new(d, s))?;
             }
             let unmapping = self.devices.gpu(d).map(|g| g.allocator.streams_to_unmap());
             for s in unmapping.unwrap_or_default() {
-                self.sync_stream(StreamKey::new(d, s))?;
+                self.sync_stream_quietly(StreamKey::new(d, s))?;
             }
             let freeing = self
                 .devices

@@ -13,6 +13,31 @@ use crate::runtime::stream::{Mark, StreamKey};
 use crate::runtime::timing::{CopyPath, Work};
 use crate::runtime::{Device, Tensor};
 
+/// PyTorch's `torch.cuda.set_sync_debug_mode`: whether an op that makes
+/// the host wait for a stream passes (`default`, 0), warns (`warn`, 1) or
+/// is refused (`error`, 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncDebugMode {
+    Default,
+    Warn,
+    Error,
+}
+
+impl SyncDebugMode {
+    pub fn from_level(level: i64) -> Option<SyncDebugMode> {
+        match level {
+            0 => Some(SyncDebugMode::Default),
+            1 => Some(SyncDebugMode::Warn),
+            2 => Some(SyncDebugMode::Error),
+            _ => None,
+        }
+    }
+
+    pub fn level(self) -> i64 {
+        self as i64
+    }
+}
+
 impl Runtime {
     /// The current stream of device `d`.
     pub fn stream_on(&self, d: u32) -> StreamKey {
@@ -170,8 +195,36 @@ impl Runtime {
         Ok(Some(event))
     }
 
-    /// The host waits for one stream.
+    /// The host waits for one stream as PyTorch's `stream_synchronize`
+    /// and `memcpy_and_sync` do (`s.synchronize()`, a blocking copy, a
+    /// read of a value): a synchronizing op for `set_sync_debug_mode`.
     pub fn sync_stream(&mut self, key: StreamKey) -> Result<(), Error> {
+        self.synchronizing_op()?;
+        self.sync_stream_quietly(key)
+    }
+
+    /// `torch.cuda.set_sync_debug_mode`'s check, made where PyTorch makes
+    /// it (`warn_or_error_on_sync`): before the host waits for a stream.
+    /// Waits for a device or an event are not checked, as in PyTorch.
+    fn synchronizing_op(&mut self) -> Result<(), Error> {
+        const WHAT: &str = "called a synchronizing CUDA operation";
+        match self.sync_debug {
+            SyncDebugMode::Default => Ok(()),
+            SyncDebugMode::Warn => {
+                self.note(format!(
+                    "UserWarning: {WHAT} (Triggered internally at \
+                     /__w/pytorch/pytorch/c10/cuda/CUDAFunctions.cpp:162.)"
+                ));
+                Ok(())
+            }
+            SyncDebugMode::Error => Err(Error::runtime(WHAT)),
+        }
+    }
+
+    /// The host waits for one stream where PyTorch's wait is not one
+    /// `set_sync_debug_mode` reports (freeing cached blocks, a collective's
+    /// barrier, the end of a `time` loop).
+    pub fn sync_stream_quietly(&mut self, key: StreamKey) -> Result<(), Error> {
         self.check_fault(key.device)?;
         self.counters.host_syncs += 1;
         let before = self.sync_began();
@@ -237,7 +290,7 @@ impl Runtime {
     /// returns the mark it waited for (the end of a `time` loop).
     pub fn finish_stream(&mut self, key: StreamKey) -> Result<Mark, Error> {
         let m = self.devices.mark(key);
-        self.sync_stream(key)?;
+        self.sync_stream_quietly(key)?;
         Ok(m)
     }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::device::driver_error;
-use super::Runtime;
+use super::{Runtime, SyncDebugMode};
 use crate::error::Error;
 use crate::runtime::alloc::StreamId;
 use crate::runtime::buffer::Buffer;
@@ -245,7 +245,13 @@ impl Runtime {
                 overlap::check_write(dst)?;
                 if !(dst.is_pinned() && dst.is_contiguous()) {
                     self.notes.push(host_waits_note(dst));
-                    let moved = self.copy_to(src, Device::Cpu)?;
+                    // PyTorch's non-blocking copy is `cudaMemcpyAsync`, which
+                    // the driver makes the host wait for into pageable
+                    // memory, but not a sync `set_sync_debug_mode` reports.
+                    let mode = std::mem::replace(&mut self.sync_debug, SyncDebugMode::Default);
+                    let moved = self.copy_to(src, Device::Cpu);
+                    self.sync_debug = mode;
+                    let moved = moved?;
                     return self.assign(dst, &moved);
                 }
                 dst.bump_version();
