@@ -335,6 +335,24 @@ fn the_cuda_semantics_notes_idioms_run() {
     }
 }
 
+/// TensorFloat-32 as the CUDA semantics notes show it: with `allow_tf32`
+/// (or a float32 matmul precision below "highest") an f32 product on a
+/// simulated H100 rounds its operands to TF32, so its error against the
+/// exact product grows from ~1e-6 to ~1e-3 of the mean, and runs at the
+/// tensor cores' modelled rate; off again, the f32 product is back; a CPU
+/// product ignores it. The same on sim and emu.
+#[test]
+fn tf32_products_round_their_operands_on_an_ampere_or_later_gpu() {
+    let program = pasted().join("cuda_only/tf32.py");
+    let want = "False highest\nfp32 error below 1e-4: True\n\
+                tf32 error between 1e-4 and 1e-2: True\ntf32 at least 3x faster: True\n\
+                tf32 is the rounded operands' product: True\noff again: True\nTrue True\n\
+                a CPU product ignores it: True\nFalse True\n";
+    for backend in [&["--sim-devices", "1"], &["--backend", "emu"]] {
+        assert_eq!(run(&program, backend), want, "{backend:?}");
+    }
+}
+
 /// The names older programs use for the allocator's figures, with
 /// PyTorch's FutureWarnings, and `memory_stats_as_nested_dict()`.
 #[test]

@@ -376,7 +376,7 @@ fn matmuls(b: &Bench) -> R<()> {
             },
         );
         // Checked on a few outputs against f64 dot products of the operands as stored.
-        let p = exec::matmul(&on, va, vc, dt).map_err(s)?;
+        let p = exec::matmul(&on, va, vc, dt, false).map_err(s)?;
         let as64 = |m: &DeviceMemory| -> R<Vec<f64>> {
             let f = exec::cast(
                 &on,
@@ -408,7 +408,9 @@ fn matmuls(b: &Bench) -> R<()> {
             }
         }
         drop(p);
-        let ms = b.time(2, 10, || exec::matmul(&on, va, vc, dt).map(drop).map_err(s))?;
+        let ms = b.time(2, 10, || {
+            exec::matmul(&on, va, vc, dt, false).map(drop).map_err(s)
+        })?;
         let tflops = 2.0 * (n as f64).powi(3) / (ms * 1e9);
         emit(name, ms, &[("n", n as f64), ("tflops", tflops)]);
     }

@@ -1345,9 +1345,8 @@ const MODULE_FLAGS: &[(&str, bool)] = &[
     ("torch.backends.cudnn.enabled", true),
     ("torch.backends.cudnn.allow_tf32", true),
     ("torch.backends.mkldnn.enabled", true),
-    // Read back as set; cudash's matrix products stay full f32 (cuBLAS's
-    // default math), where PyTorch on an Ampere or later GPU rounds their
-    // inputs to TF32 with it on (docs/python-programs.md).
+    // On, f32 products on a GPU of compute capability 8.0 or later round
+    // their operands to TF32 (`Runtime::allow_tf32`), as cuBLAS's TF32 mode.
     ("torch.backends.cuda.matmul.allow_tf32", false),
     (
         "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
@@ -1400,6 +1399,11 @@ fn set_flag_named(full: &str, on: bool) {
         Some((_, old)) => *old = on,
         None => flags.push((full.to_string(), on)),
     }
+}
+
+/// `torch.backends.cuda.matmul.allow_tf32` as set.
+pub fn tf32_allowed() -> bool {
+    flag("torch.backends.cuda.matmul.allow_tf32").unwrap_or(false)
 }
 
 fn flag(full: &str) -> Option<bool> {
@@ -2450,6 +2454,7 @@ impl Interp {
                 };
                 *lock(&PRECISION) = p;
                 set_flag_named("torch.backends.cuda.matmul.allow_tf32", p != "highest");
+                self.rt.allow_tf32 = p != "highest";
                 Value::None
             }
             "torch.get_float32_matmul_precision" => {

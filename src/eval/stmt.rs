@@ -743,7 +743,13 @@ impl Interp {
             }
             // `torch.backends.cudnn.benchmark = True`
             Value::Namespace(m) => {
-                super::imports::set_flag(m, name, &v).map_err(|e| e.at(name_span))
+                super::imports::set_flag(m, name, &v).map_err(|e| e.at(name_span))?;
+                // The one flag that changes what cudash computes: f32
+                // products on an Ampere or later GPU round to TF32.
+                if m.path == "torch.backends.cuda.matmul" && name == "allow_tf32" {
+                    self.rt.allow_tf32 = super::imports::tf32_allowed();
+                }
+                Ok(())
             }
             _ => self.set_property(
                 target,

@@ -12,6 +12,8 @@ pub struct GpuSpec {
     pub memory_bandwidth: f64,
     /// Dense FLOP rates, per second.
     pub fp32_flops: f64,
+    /// Tensor cores on f32 operands rounded to TF32.
+    pub tf32_flops: f64,
     pub fp16_flops: f64,
     /// Time from launch to a kernel starting.
     pub launch_latency: f64,
@@ -29,6 +31,7 @@ pub const H100: GpuSpec = GpuSpec {
     compute_capability: (9, 0),
     memory_bandwidth: 3.35e12,
     fp32_flops: 67e12,
+    tf32_flops: 494e12,
     fp16_flops: 989e12,
     launch_latency: 4e-6,
     pcie_pinned: 50e9,

@@ -64,10 +64,23 @@ pub fn host_op(spec: &CpuSpec, bytes: u64, flops: u64, elements: usize, threads:
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Work {
     /// A kernel reading and writing `bytes` of device memory and doing `flops`
-    /// floating point operations (`half`: f16/bf16, on tensor cores).
-    Kernel { bytes: u64, flops: u64, half: bool },
+    /// floating point operations at `math`'s rate.
+    Kernel { bytes: u64, flops: u64, math: Math },
     /// A copy of `bytes` along `path`.
     Copy { bytes: u64, path: CopyPath },
+}
+
+/// Which units do a kernel's floating point operations, for their rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Math {
+    /// The FP32 (SIMT) cores: f32 and f64 work, f32 products with TF32 off.
+    #[default]
+    Fp32,
+    /// Tensor cores on f32 operands rounded to TF32 (an f32 product with
+    /// `torch.backends.cuda.matmul.allow_tf32`).
+    Tf32,
+    /// Tensor cores on f16 or bf16.
+    Half,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,11 +105,11 @@ impl Work {
     /// Modelled device time of this item, in seconds.
     pub fn duration(&self, spec: &GpuSpec) -> f64 {
         match *self {
-            Work::Kernel { bytes, flops, half } => {
-                let rate = if half {
-                    spec.fp16_flops
-                } else {
-                    spec.fp32_flops
+            Work::Kernel { bytes, flops, math } => {
+                let rate = match math {
+                    Math::Fp32 => spec.fp32_flops,
+                    Math::Tf32 => spec.tf32_flops,
+                    Math::Half => spec.fp16_flops,
                 };
                 (bytes as f64 / spec.memory_bandwidth + flops as f64 / rate).max(MIN_KERNEL)
             }
@@ -134,13 +147,13 @@ mod tests {
         let tiny = Work::Kernel {
             bytes: 8,
             flops: 1,
-            half: false,
+            math: Math::Fp32,
         };
         assert_eq!(tiny.duration(&H100), MIN_KERNEL);
         let big = Work::Kernel {
             bytes: 3_350_000_000,
             flops: 0,
-            half: false,
+            math: Math::Fp32,
         };
         assert!((big.duration(&H100) - 1e-3).abs() < 1e-9);
     }

@@ -1071,14 +1071,14 @@ pub fn matmul_matches_the_simulator(r: &impl Runner) {
     );
     let (a, b) = (a.reshape(&[2, 3]).unwrap(), b.reshape(&[2, 3]).unwrap());
     let (a_in, b_in) = (r.input(&a), r.input(&b));
-    let Err(err) = exec::matmul(r, view(&a_in, &a), view(&b_in, &b), DType::F32) else {
+    let Err(err) = exec::matmul(r, view(&a_in, &a), view(&b_in, &b), DType::F32, false) else {
         panic!("[2, 3] @ [2, 3] was launched");
     };
     assert!(err.to_string().contains("do not line up"), "{err}");
     // Integers have no product on a device (the dispatcher says so first).
     let a = Tensor::from_vec(vec![1i64, 3, 5, -1], vec![2, 2]);
     let a_in = r.input(&a);
-    assert!(exec::matmul(r, view(&a_in, &a), view(&a_in, &a), DType::I64).is_err());
+    assert!(exec::matmul(r, view(&a_in, &a), view(&a_in, &a), DType::I64, false).is_err());
 }
 
 fn check_matmul(r: &impl Runner, a: &Tensor, b: &Tensor) {
@@ -1092,7 +1092,10 @@ fn check_matmul(r: &impl Runner, a: &Tensor, b: &Tensor) {
     let want = matmul(a, b).unwrap();
     let (dt, _) = matmul_dtypes(a.dtype(), b.dtype()).unwrap();
     let (a_in, b_in) = (r.input(a), r.input(b));
-    let got = ok(exec::matmul(r, view(&a_in, a), view(&b_in, b), dt), &what);
+    let got = ok(
+        exec::matmul(r, view(&a_in, a), view(&b_in, b), dt, false),
+        &what,
+    );
     assert_eq!(got.shape, want.shape(), "{what}");
     assert_same(&r.download(&got.mem), &want.read(), 0.0, &what);
 }

@@ -78,6 +78,7 @@ impl Blas {
         let (ty, compute) = match dtype {
             DType::F16 => (T::CUDA_R_16F, C::CUBLAS_COMPUTE_32F),
             DType::BF16 => (T::CUDA_R_16BF, C::CUBLAS_COMPUTE_32F),
+            DType::F32 if g.tf32 => (T::CUDA_R_32F, C::CUBLAS_COMPUTE_32F_FAST_TF32),
             DType::F32 => (T::CUDA_R_32F, C::CUBLAS_COMPUTE_32F),
             DType::F64 => (T::CUDA_R_64F, C::CUBLAS_COMPUTE_64F),
             other => return Err(format!("cuBLAS has no {other} matrix product")),

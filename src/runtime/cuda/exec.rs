@@ -985,12 +985,14 @@ pub fn reduce<L: Launcher>(
 /// operands matrices, as `ops::matmul` does): `[..., m, k] @ [..., k, n]`,
 /// batch dimensions broadcast, giving `dt` (`op::matmul::matmul_dtypes`).
 /// Floats only, as on PyTorch's CUDA tensors: cuBLAS, accumulating in f32
-/// (f64 for f64) and rounding once.
+/// (f64 for f64) and rounding once; an f32 product's operands rounded to
+/// TF32 when `tf32` (`Runtime::matmul_tf32`).
 pub fn matmul<L: Launcher>(
     l: &L,
     a: View<L::Mem>,
     b: View<L::Mem>,
     dt: DType,
+    tf32: bool,
 ) -> Result<Out<L::Mem>, Error> {
     let (ra, rb) = (a.shape.len(), b.shape.len());
     if ra < 2 || rb < 2 || !dt.is_float() {
@@ -1024,11 +1026,12 @@ pub fn matmul<L: Launcher>(
         let strides = contiguous_strides(&shape);
         fill(l, View::whole(&mem, dt, &shape, &strides), &[0; 8])?;
     } else if nb * m * n > 0 {
-        let g = Gemm::row_major(m, k, n, nb, ga.stride, gb.stride).ok_or_else(|| {
+        let mut g = Gemm::row_major(m, k, n, nb, ga.stride, gb.stride).ok_or_else(|| {
             Error::shape(format!(
                 "matmul: {m}x{k} @ {k}x{n} in {nb} batches exceeds cuBLAS's 32-bit sizes"
             ))
         })?;
+        g.tf32 = tf32 && dt == DType::F32;
         l.gemm(dt, &g, gb.addr, ga.addr, l.addr(&mem))?;
     }
     Ok(Out {

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::op::attention::{blhe, Attend, Dims};
+use crate::runtime::timing::Math;
 use crate::runtime::{DType, Tensor};
 
 type Pair = (Arc<Tensor>, Arc<Tensor>);
@@ -32,7 +33,10 @@ fn same_device(ts: &[&Tensor]) -> Result<(), Error> {
 fn cost(d: &Dims, dt: DType, times: u64) -> Flops {
     Flops {
         flops: d.flops() * times,
-        half: matches!(dt, DType::F16 | DType::BF16),
+        math: match dt {
+            DType::F16 | DType::BF16 => Math::Half,
+            _ => Math::Fp32,
+        },
         host_serial: 0.0,
     }
 }

@@ -27,6 +27,7 @@ use crate::runtime::ops::matmul;
 use crate::runtime::ops::reduce;
 use crate::runtime::ops::ternary;
 use crate::runtime::shape::norm_dims;
+use crate::runtime::timing::Math;
 use crate::runtime::{DType, Device, Tensor};
 
 /// Host tensors stacked along a new dimension `dim`, with nothing queued,
@@ -204,6 +205,20 @@ impl Runtime {
         Ok(())
     }
 
+    /// Whether an f32 product on `device` rounds its operands to TF32:
+    /// `allow_tf32` on, and a CUDA device of compute capability 8.0 or
+    /// later (Ampere; older GPUs have no TF32, a CPU's products ignore it).
+    pub fn matmul_tf32(&self, device: Device) -> bool {
+        let Device::Cuda(d) = device else {
+            return false;
+        };
+        self.allow_tf32
+            && self
+                .devices
+                .info(d)
+                .is_some_and(|i| i.compute_capability.0 >= 8)
+    }
+
     pub fn matmul(&mut self, a: &Tensor, b: &Tensor) -> Result<Arc<Tensor>, Error> {
         let dt = a.dtype();
         if dt.is_int() && dt == b.dtype() && (a.device().is_cuda() || b.device().is_cuda()) {
@@ -227,9 +242,14 @@ impl Runtime {
             false => matmul::matmul(a, b)?,
         };
         let k = a.shape().last().copied().unwrap_or(1) as u64;
+        let math = match out.dtype() {
+            DType::F16 | DType::BF16 => Math::Half,
+            DType::F32 if self.matmul_tf32(out.device()) => Math::Tf32,
+            _ => Math::Fp32,
+        };
         let cost = Flops {
             flops: 2 * out.numel() as u64 * k,
-            half: matches!(out.dtype(), DType::F16 | DType::BF16),
+            math,
             ..Flops::default()
         };
         self.finish(out, None, &[a, b], cost)

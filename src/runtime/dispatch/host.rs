@@ -103,8 +103,8 @@ impl Compute for Host {
         index::assign(x, &r)
     }
 
-    fn matmul(&self, _: &mut Runtime, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
-        matmul::matmul(a, b)
+    fn matmul(&self, rt: &mut Runtime, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
+        matmul::matmul_tf32(a, b, rt.matmul_tf32(a.device()))
     }
 
     fn reduce(&self, _: &mut Runtime, x: &Tensor, plan: &Reduction) -> Result<Tensor, Error> {

@@ -438,7 +438,8 @@ impl Compute for Kernels {
         // 1-D operands are matrices of one row (a) or one column (b), dropped after.
         let (a2, b2) = as_matrices(a, b);
         let d = on(a.device())?;
-        let out = rt.kernels(d, &[&a2, &b2], |l, v| exec::matmul(l, v[0], v[1], dt))?;
+        let tf32 = rt.matmul_tf32(a.device());
+        let out = rt.kernels(d, &[&a2, &b2], |l, v| exec::matmul(l, v[0], v[1], dt, tf32))?;
         let mut shape = out.shape().to_vec();
         if b.ndim() == 1 {
             shape.pop();

@@ -66,7 +66,7 @@ use super::rng::Generators;
 use super::shape::checked_numel;
 use super::stream::StreamKey;
 use super::timeline::Timeline;
-use super::timing::Work;
+use super::timing::{Math, Work};
 use super::{DType, Device, Tensor};
 use crate::error::Error;
 
@@ -111,13 +111,17 @@ pub struct Runtime {
     /// `torch.cuda.set_sync_debug_mode`: what a synchronizing op does
     /// (`sync::SyncDebugMode`).
     pub sync_debug: sync::SyncDebugMode,
+    /// `torch.backends.cuda.matmul.allow_tf32` (and `set_float32_matmul_precision`
+    /// other than "highest"): f32 products on a device of compute capability
+    /// 8.0 or later round their operands to TF32 (`matmul_tf32`).
+    pub allow_tf32: bool,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
 #[derive(Debug, Clone, Copy, Default)]
 struct Flops {
     flops: u64,
-    half: bool,
+    math: Math,
     /// Host seconds per element computed on one thread whatever the
     /// cores (a CPU generator's draws), on top of the host's modelled cost.
     host_serial: f64,
@@ -142,6 +146,7 @@ impl Runtime {
             dist: None,
             random_refused: false,
             sync_debug: sync::SyncDebugMode::Default,
+            allow_tf32: false,
         }
     }
 
@@ -459,7 +464,7 @@ fn kernel(inputs: &[&Tensor], out_bytes: usize, cost: Flops) -> Work {
     Work::Kernel {
         bytes: read + out_bytes as u64,
         flops: cost.flops,
-        half: cost.half,
+        math: cost.math,
     }
 }
 

@@ -96,7 +96,7 @@ impl Runtime {
                 let work = Work::Kernel {
                     bytes: 2 * bytes,
                     flops: 0,
-                    half: false,
+                    math: timing::Math::Fp32,
                 };
                 self.issue(to, work, Some(&copy))?;
                 copy

@@ -17,6 +17,34 @@ use crate::runtime::parallel;
 pub use fma_gemm::Element as FmaElement;
 use fma_gemm::{Shape, NR};
 
+/// `x` rounded to TF32 (8 exponent bits, 10 of mantissa, as f16 keeps)
+/// to nearest, ties away from zero, as PTX's `cvt.rna.tf32.f32` and
+/// CUTLASS round f32 operands for tensor cores. Infinities and NaN pass.
+pub fn round_to_tf32(x: f32) -> f32 {
+    if !x.is_finite() {
+        return x;
+    }
+    f32::from_bits((x.to_bits() + 0x1000) & !0x1fff)
+}
+
+/// [`run`] of an f32 product whose operands are rounded to TF32 first
+/// (`Gemm::tf32`), each copied so rounded.
+///
+/// # Safety
+/// As [`run`].
+pub unsafe fn run_tf32(g: &Gemm, a: *const f32, b: *const f32, c: *mut f32) {
+    let (na, nb, _) = g.extents();
+    let rounded = |p: *const f32, n: usize| -> Vec<f32> {
+        // SAFETY: `p` holds `n` elements (`Gemm::extents`), the caller's contract.
+        unsafe { std::slice::from_raw_parts(p, n) }
+            .iter()
+            .map(|&x| round_to_tf32(x))
+            .collect()
+    };
+    let (a, b) = (rounded(a, na), rounded(b, nb));
+    run(g, a.as_ptr(), b.as_ptr(), c)
+}
+
 /// Multiply-adds below which one thread does the whole product.
 const THREADED: usize = 1 << 18;
 
@@ -117,6 +145,28 @@ mod tests {
         c
     }
 
+    #[test]
+    fn tf32_keeps_ten_bits_of_mantissa_rounding_to_nearest_ties_away() {
+        // 1 + 2^-10 is a TF32 number; 1 + 2^-11 is halfway to it (away
+        // from zero), 1 + 2^-11 - 2^-23 below halfway.
+        let (ulp, half) = (2f32.powi(-10), 2f32.powi(-11));
+        assert_eq!(round_to_tf32(1.0 + ulp), 1.0 + ulp);
+        assert_eq!(round_to_tf32(1.0 + half), 1.0 + ulp);
+        assert_eq!(round_to_tf32(-(1.0 + half)), -(1.0 + ulp));
+        assert_eq!(round_to_tf32(1.0 + half - 2f32.powi(-23)), 1.0);
+        assert_eq!(round_to_tf32(f32::MAX), f32::INFINITY);
+        assert_eq!(round_to_tf32(f32::NEG_INFINITY), f32::NEG_INFINITY);
+        assert!(round_to_tf32(f32::NAN).is_nan());
+        for x in values(1000, 7) {
+            let r = round_to_tf32(x as f32);
+            assert_eq!(r.to_bits() & 0x1fff, 0, "{x}");
+            assert!(
+                (r - x as f32).abs() <= (x as f32).abs() * 2f32.powi(-11),
+                "{x}"
+            );
+        }
+    }
+
     fn gemm(m: i32, n: i32, k: i32, batch: i32) -> Gemm {
         Gemm {
             m,
@@ -129,6 +179,7 @@ mod tests {
             ldc: m.max(1),
             stride_c: (m * n) as i64,
             batch,
+            tf32: false,
         }
     }
 

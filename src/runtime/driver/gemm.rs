@@ -17,6 +17,10 @@ pub struct Gemm {
     pub ldc: i32,
     pub stride_c: i64,
     pub batch: i32,
+    /// f32 operands rounded to TF32 first, on tensor cores (cuBLAS's
+    /// `CUBLAS_COMPUTE_32F_FAST_TF32`, what PyTorch asks for when
+    /// `torch.backends.cuda.matmul.allow_tf32` is on).
+    pub tf32: bool,
 }
 
 impl Gemm {
@@ -43,6 +47,7 @@ impl Gemm {
             ldc: i(n.max(1))?,
             stride_c: (m * n) as i64,
             batch: i(batch)?,
+            tf32: false,
         })
     }
 

@@ -19,6 +19,12 @@ use crate::error::Error;
 pub use crate::runtime::op::matmul::{as_matrices, matmul_dtypes, not_lined_up};
 
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
+    matmul_tf32(a, b, false)
+}
+
+/// [`matmul`], a simulated device's f32 product rounding its operands to
+/// TF32 first when `tf32` (`Runtime::matmul_tf32`), as cuBLAS's TF32 mode.
+pub fn matmul_tf32(a: &Tensor, b: &Tensor, tf32: bool) -> Result<Tensor, Error> {
     if a.device() != b.device() {
         return Err(Error::DeviceMismatch {
             a: a.device(),
@@ -66,8 +72,11 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
     let mat = Mat { m, n, k };
     let device = a.device() != Device::Cpu;
     let out = match compute {
-        DType::F32 if device => Buffer::F32(device_batches::<f32>(&ca, &cb, &offsets, mat)?),
-        DType::F64 if device => Buffer::F64(device_batches::<f64>(&ca, &cb, &offsets, mat)?),
+        DType::F32 if device => {
+            let round = tf32.then_some(fma_gemm::round_to_tf32 as fn(f32) -> f32);
+            Buffer::F32(device_batches::<f32>(&ca, &cb, &offsets, mat, round)?)
+        }
+        DType::F64 if device => Buffer::F64(device_batches::<f64>(&ca, &cb, &offsets, mat, None)?),
         DType::F32 => Buffer::F32(float_batches::<f32>(&ca, &cb, &offsets, mat)),
         DType::F64 => Buffer::F64(float_batches::<f64>(&ca, &cb, &offsets, mat)),
         _ => Buffer::I64(int_batches(&ca, &cb, &offsets, mat)),
@@ -259,12 +268,14 @@ fn float_batches<T: GemmFloat>(
 /// A simulated device's products: each matrix made row-major contiguous
 /// (as `cuda::exec::matmul` lays its operands out for cuBLAS; one that is
 /// already is not copied), then [`fma_gemm`], every element one chain of
-/// fused multiply-adds.
+/// fused multiply-adds; each operand element passed through `round` first
+/// where one is given (TF32).
 fn device_batches<T: FmaElement + Stored>(
     a: &Tensor,
     b: &Tensor,
     offsets: &[(usize, usize)],
     mat: Mat,
+    round: Option<fn(T) -> T>,
 ) -> Result<Vec<T>, Error> {
     let Mat { m, n, k } = mat;
     let too_big = || {
@@ -280,8 +291,12 @@ fn device_batches<T: FmaElement + Stored>(
     let (brs, bcs) = (b.strides()[b.ndim() - 2], b.strides()[b.ndim() - 1]);
     let mut out = vec![T::ZERO; offsets.len() * m * n];
     for (t, &(oa, ob)) in offsets.iter().enumerate() {
-        let am = row_major(sa, oa, (m, k), (ars, acs));
-        let bm = row_major(sb, ob, (k, n), (brs, bcs));
+        let mut am = row_major(sa, oa, (m, k), (ars, acs));
+        let mut bm = row_major(sb, ob, (k, n), (brs, bcs));
+        if let Some(round) = round {
+            am = std::borrow::Cow::Owned(am.iter().map(|&x| round(x)).collect());
+            bm = std::borrow::Cow::Owned(bm.iter().map(|&x| round(x)).collect());
+        }
         // SAFETY: `g` describes one [m, k] @ [k, n] product of these
         // row-major matrices (the first operand B, the second A) into
         // `out`'s t-th [m, n] matrix.

@@ -546,6 +546,12 @@ impl Driver for Emu {
                 .collect())
         };
         match dt {
+            DType::F32 if g.tf32 => fma_gemm::run_tf32(
+                g,
+                first as *const f32,
+                second as *const f32,
+                out as *mut f32,
+            ),
             DType::F32 => column_major::<f32>(g, first, second, out),
             DType::F64 => column_major::<f64>(g, first, second, out),
             // cuBLAS's half-precision products accumulate in f32.
