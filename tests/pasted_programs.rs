@@ -87,6 +87,12 @@ fn run(program: &Path, extra: &[&str]) -> String {
 /// `cudash EXTRA script PROGRAM` run in the folder `dir` (made first: a
 /// program that writes files runs in a folder of its own); what it printed.
 fn run_in(dir: &Path, program: &Path, extra: &[&str]) -> String {
+    run_both_in(dir, program, extra).0
+}
+
+/// `run_in`'s run, with what it printed and what it wrote to stderr
+/// (warnings).
+fn run_both_in(dir: &Path, program: &Path, extra: &[&str]) -> (String, String) {
     std::fs::create_dir_all(dir).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
         .args(extra)
@@ -96,9 +102,9 @@ fn run_in(dir: &Path, program: &Path, extra: &[&str]) -> String {
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&o.stderr);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "{}:\n{stderr}", program.display());
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    (String::from_utf8_lossy(&o.stdout).into_owned(), stderr)
 }
 
 fn programs() -> Vec<PathBuf> {
@@ -316,18 +322,8 @@ fn the_cuda_semantics_notes_idioms_run() {
          2097152 True\n"
     );
     for backend in [&["--sim-devices", "2"], &["--backend", "emu"]] {
-        let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
-            .args(backend)
-            .arg("script")
-            .arg(&program)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        let (out, err) = (
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr),
-        );
-        assert!(o.status.success(), "{backend:?}: {err}");
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let (out, err) = run_both_in(here, &program, backend);
         assert_eq!(out, want, "{backend:?}");
         let warning = "UserWarning: called a synchronizing CUDA operation (Triggered internally \
                        at /__w/pytorch/pytorch/c10/cuda/CUDAFunctions.cpp:162.)";
