@@ -123,3 +123,39 @@ print(torch.cuda.memory_allocated() // 2**20)
     // x, the x * 2 that ctx keeps, y; then x and x.grad: ctx is gone.
     assert_eq!(out, "12\n8");
 }
+
+/// `ctx.saved_tensors` in backward are the tensors forward saved as
+/// PyTorch unpacks them, history included: an input that requires grad
+/// still does (a reentrant checkpoint recomputes from it under
+/// `enable_grad`), even in a backward that creates no graph. What
+/// PyTorch 2.15 printed for the same program.
+#[test]
+fn saved_tensors_keep_requires_grad_in_backward() {
+    let out = common::ok(
+        "import torch
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        ctx.save_for_backward(t)
+        return t * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        (t,) = ctx.saved_tensors
+        d = t.detach()
+        d.requires_grad = t.requires_grad
+        with torch.enable_grad():
+            o = d.exp()
+        print(t.requires_grad, t.is_leaf, o.requires_grad, torch.is_grad_enabled())
+        return g * 2
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+Twice.apply(Twice.apply(x)).sum().backward()
+print(x.grad.tolist())
+",
+    );
+    assert_eq!(
+        out,
+        "True False True False\nTrue True True False\n[4.0, 4.0]"
+    );
+}

@@ -102,6 +102,51 @@ impl Keep {
     }
 }
 
+thread_local! {
+    /// The backwards running on this thread, innermost last (a custom
+    /// Function's backward may run another), and the last id given.
+    static TASKS: std::cell::RefCell<(Vec<(i64, bool)>, i64)> =
+        const { std::cell::RefCell::new((Vec::new(), 0)) };
+}
+
+/// The id of the backward running on this thread, -1 outside one
+/// (PyTorch's `torch._C._current_graph_task_id()`): each `backward` or
+/// `grad` call is a new graph task, so a hook can tell two backwards
+/// through one graph apart (activation checkpointing recomputes once per
+/// backward).
+pub fn current_graph_task_id() -> i64 {
+    TASKS.with(|t| t.borrow().0.last().map_or(-1, |&(id, _)| id))
+}
+
+/// Whether the running backward computes every leaf's gradient
+/// (`torch.autograd._is_checkpoint_valid()`): false inside `grad(...)`,
+/// which runs only the nodes on a path to its inputs, so a reentrant
+/// checkpoint's inner backward would fill `.grad`s it must not.
+pub fn is_checkpoint_valid() -> bool {
+    TASKS.with(|t| t.borrow().0.last().is_none_or(|&(_, all)| all))
+}
+
+/// Marks the graph task of one `run` for its length.
+struct GraphTask;
+
+impl GraphTask {
+    fn begin(every_leaf: bool) -> GraphTask {
+        TASKS.with(|t| {
+            let mut t = t.borrow_mut();
+            t.1 += 1;
+            let id = t.1;
+            t.0.push((id, every_leaf));
+        });
+        GraphTask
+    }
+}
+
+impl Drop for GraphTask {
+    fn drop(&mut self) {
+        TASKS.with(|t| t.borrow_mut().0.pop());
+    }
+}
+
 /// Runs backward from `root` with `gradient` (ones for a one-element root
 /// when none is given), adding into the `.grad` of the leaves.
 pub fn backward(
@@ -262,6 +307,7 @@ fn run(
     keep: Keep,
     targets: Option<Targets>,
 ) -> R<Vec<Option<Arc<Tensor>>>> {
+    let _task = GraphTask::begin(targets.is_none());
     // Every node and leaf behind the roots, and how many edges lead into
     // each (a root's own gradient is one): a leaf's `AccumulateGrad` counts
     // its edges as any node does, so its gradient is final when the last

@@ -6,7 +6,7 @@
 use crate::eval::value::PyDict;
 use std::sync::{Arc, Mutex};
 
-use super::args::Bound;
+use super::args::{ArgVal, Bound};
 use super::value::Key;
 use super::{Interp, Value};
 use crate::autograd::autocast::{self, Autocast, Region};
@@ -342,4 +342,43 @@ fn scale_value(me: &mut Interp, s: &Scaler, v: &Value) -> Result<Value, Error> {
             other.type_name()
         ))),
     }
+}
+
+/// `torch.is_autocast_enabled(device_type="cuda")`,
+/// `torch.get_autocast_dtype(device_type)` and
+/// `torch.is_autocast_cache_enabled()`: the regions in force, as PyTorch's
+/// thread-local autocast state answers (a device type's dtype is its
+/// default, f16 on cuda and bf16 on cpu, outside a region). None: not one
+/// of these names.
+pub(super) fn query(me: &Interp, name: &str, args: &[ArgVal]) -> Option<Result<Value, Error>> {
+    let asked = |required: bool| -> Result<bool, Error> {
+        let given = args
+            .iter()
+            .find(|a| a.keyword.as_ref().is_none_or(|k| k.name == "device_type"));
+        match given.map(|a| &a.value) {
+            None if required => Err(Error::value(format!(
+                "{name}() missing required argument 'device_type' (pos 1)"
+            ))),
+            None => Ok(true),
+            Some(v) => match device_type(v).as_deref() {
+                Some("cuda") => Ok(true),
+                Some("cpu") => Ok(false),
+                _ => Err(Error::value_help(
+                    format!("unsupported autocast device_type '{}'", v.type_name()),
+                    "autocast's device types here are \"cuda\" and \"cpu\"",
+                )),
+            },
+        }
+    };
+    let state = me.grad.autocast;
+    let region = |cuda: bool| if cuda { state.cuda } else { state.cpu };
+    Some(match name {
+        "torch.is_autocast_enabled" => asked(false).map(|cuda| Value::bool(region(cuda).is_some())),
+        "torch.get_autocast_dtype" => asked(true).map(|cuda| {
+            let default = if cuda { DType::F16 } else { DType::BF16 };
+            Value::dtype(region(cuda).unwrap_or(default))
+        }),
+        "torch.is_autocast_cache_enabled" => Ok(Value::bool(state.cache)),
+        _ => return None,
+    })
 }

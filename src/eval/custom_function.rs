@@ -337,11 +337,11 @@ impl Interp {
             enabled: backward_mode.enabled,
             ..self.grad.without_autocast()
         };
-        // Creating a graph: `ctx.saved_tensors` with their history for the call.
-        let kept = call
-            .ctx
-            .get("saved_tensors")
-            .filter(|_| backward_mode.enabled);
+        // `ctx.saved_tensors` with their history for the call, as PyTorch
+        // unpacks saved variables: an input that requires grad still does
+        // in backward (a reentrant checkpoint recomputes from it), and a
+        // backward that creates a graph differentiates through them.
+        let kept = call.ctx.get("saved_tensors");
         if let Some(list) = &kept {
             let items = list.items().unwrap_or_default();
             let sources = call.saved.iter().chain(std::iter::repeat(&None));

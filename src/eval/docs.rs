@@ -681,7 +681,7 @@ docs! {
     Method Streams "query", "s.query()", "Whether `s` has finished all its queued work; never blocks.", "default.query()";
     Property Streams "device", "s.device", "The device the stream belongs to.", "default.device";
     Property Streams "pending", "s.pending", "How many items queued on `s` are not known to be done.", "default.pending";
-    Method Streams "record", "e.record(stream=none)", "Records the event at the tail of a stream (the current stream by default) and returns it.", "e = event()\ne.record()";
+    Method Streams "record", "e.record(stream=none)", "Records the event at the tail of a stream (the current stream by default) and returns it (None in a Python program, as PyTorch's).", "e = event()\ne.record()";
     Method Streams "sync", "e.sync()", "The host waits until the stream reaches the event (one host sync).", "e = event().record()\ne.sync()";
     Method Streams "synchronize", "e.synchronize()", "PyTorch's name for `e.sync()`: the host waits until the stream reaches the event.", "e = event().record()\ne.synchronize()";
     Method Streams "query", "e.query()", "Whether the stream has reached the event; never blocks.", "e = event().record()\ne.query()";

@@ -848,6 +848,21 @@ static NATIVES: &[Native] = &[
         name: "torch.is_grad_enabled",
     },
     Native {
+        name: "torch.is_autocast_enabled",
+    },
+    Native {
+        name: "torch.get_autocast_dtype",
+    },
+    Native {
+        name: "torch.is_autocast_cache_enabled",
+    },
+    Native {
+        name: "torch._C._current_graph_task_id",
+    },
+    Native {
+        name: "torch.autograd._is_checkpoint_valid",
+    },
+    Native {
         name: "torch.accelerator.is_available",
     },
     Native {
@@ -2265,6 +2280,15 @@ impl Interp {
                 }
                 Some(_) => super::class::grad_mode_decorator(false, args, span),
             };
+        }
+        if let Some(out) = super::amp::query(self, f.name, &args) {
+            return out.map_err(at);
+        }
+        if f.name == "torch._C._current_graph_task_id" {
+            return Ok(Value::Int(crate::autograd::engine::current_graph_task_id()));
+        }
+        if f.name == "torch.autograd._is_checkpoint_valid" {
+            return Ok(Value::bool(crate::autograd::engine::is_checkpoint_valid()));
         }
         // `model = torch.compile(model, mode=...)` (nanoGPT's default): the
         // model itself, run eagerly, said once; its settings select nothing.

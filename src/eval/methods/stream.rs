@@ -39,7 +39,9 @@ pub(super) fn device(s: &StreamRef) -> Value {
     Value::device(Device::Cuda(s.key.device))
 }
 
-/// `e.record(stream=none)`: on the current stream by default; returns `e`.
+/// `e.record(stream=none)`: on the current stream by default; returns `e`
+/// in cudash's language (`start = event().record()`), None in a Python
+/// program, as PyTorch's `Event.record`.
 pub(super) fn record(me: &mut Interp, _: &'static str, e: &Arc<Event>, b: &Bound) -> Out {
     let key = match b.get("stream") {
         Some((Value::Stream(s), _)) => s.key,
@@ -51,6 +53,9 @@ pub(super) fn record(me: &mut Interp, _: &'static str, e: &Arc<Event>, b: &Bound
         }
     };
     me.rt.record(e, key).map_err(|e| e.at(b.span))?;
+    if me.python_program() {
+        return Ok(Value::None);
+    }
     Ok(Value::Event(Arc::clone(e)))
 }
 

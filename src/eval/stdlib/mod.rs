@@ -36,6 +36,11 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_autograd_functional.py"),
     ),
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
+    ("torch.random._fork", include_str!("torch_random_fork.py")),
+    (
+        "torch.utils.checkpoint",
+        include_str!("torch_utils_checkpoint.py"),
+    ),
     ("torch.cuda._memory", include_str!("torch_cuda_memory.py")),
     ("torch.functional", include_str!("torch_functional.py")),
     ("torch.func", include_str!("torch_func.py")),
@@ -340,6 +345,7 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "channels_last_3d", "torch._layout"),
     ("torch", "preserve_format", "torch._layout"),
     ("torch.cuda", "device", "torch.cuda._device"),
+    ("torch.random", "fork_rng", "torch.random._fork"),
     (
         "torch.cuda",
         "memory_stats_as_nested_dict",
