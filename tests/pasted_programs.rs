@@ -604,6 +604,45 @@ fn the_optimizer_step_in_backward_tutorial_shows_its_peaks() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Anomaly detection's warnings, as PyTorch 2.15 gives them for the same
+/// program: entering `detect_anomaly`, then for each node whose backward
+/// failed the traceback of the forward line that made it, one frame per
+/// call (the program's file as it was named), on sim and on emu.
+#[test]
+fn anomaly_detection_shows_the_forward_line_of_the_failing_node() {
+    let program = pasted().join("anomaly_mode.py");
+    let name = program.display().to_string();
+    let tail = " (Triggered internally at \
+                /__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp:108.)";
+    let want = [
+        "warning: UserWarning: Anomaly Detection has been enabled. This mode will increase \
+         the runtime and should only be enabled for debugging."
+            .to_string(),
+        format!(
+            "warning: UserWarning: Error detected in SqrtBackward0. Traceback of forward call \
+             that caused the error:\n  File \"{name}\", line 18, in <module>\n    out = f(x)\n  \
+             File \"{name}\", line 10, in f\n    y = x.sqrt()\n{tail}"
+        ),
+        format!(
+            "warning: UserWarning: Error detected in DivBackward0. Traceback of forward call \
+             that caused the error:\n  File \"{name}\", line 52, in <module>\n    \
+             w = (z / 0) * 0\n{tail}"
+        ),
+        format!(
+            "warning: UserWarning: Error detected in BadBackward. Traceback of forward call \
+             that caused the error:\n  File \"{name}\", line 74, in <module>\n    \
+             out = Bad.apply(z).sum()\n{tail}"
+        ),
+    ]
+    .join("\n")
+        + "\n";
+    for backend in ["sim", "emu"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let (_, stderr) = run_both_in(dir, &program, &["--backend", backend]);
+        assert_eq!(stderr, want, "on {backend}");
+    }
+}
+
 /// Activation checkpointing's trade in the CUDA allocator's figures (MiB
 /// after forward, peak, end): a checkpointed segment keeps only its input
 /// and output, backward recomputes it node by node and peaks where the

@@ -485,9 +485,16 @@ impl Walk {
         }
         // One slot per output (`arrive` made them).
         let grads: Vec<Option<Arc<Tensor>>> = arrived.into_iter().map(|(g, _)| g).collect();
-        on_stream(h, node.stream, |h| {
+        let ran = on_stream(h, node.stream, |h| {
             self.hooks_then_node(h, (node, retain), grads)
-        })
+        });
+        if ran.is_err() && super::anomaly::enabled() {
+            h.warn(super::anomaly::failed_warning(
+                node.name,
+                node.trace.as_ref(),
+            ));
+        }
+        ran
     }
 
     /// The outputs' hooks, each on what the one before gave (for `grad`,
@@ -588,6 +595,7 @@ impl Walk {
             None => validated,
         };
         let rt = h.runtime();
+        super::anomaly::check_nan(rt, node.name, &validated)?;
         for (edge, grad) in node.next.iter().zip(validated) {
             let grad = grad.filter(|_| edge.is_some());
             // A gradient copied to another device is ready on that

@@ -251,6 +251,10 @@ pub trait Host {
     /// `f()`, a final callback (`callbacks.rs`), once backward's last node ran.
     fn final_callback(&mut self, f: &HookFn) -> Result<(), Error>;
 
+    /// A warning for the program (anomaly detection's traceback of a node
+    /// that failed); whoever runs backward without a program shows none.
+    fn warn(&mut self, _message: String) {}
+
     /// A program's `torch.autograd.Function` backward: the gradient of
     /// each input of the node from the gradients of its outputs, its ops
     /// recorded when `mode` is on (a backward that creates a graph).

@@ -11,6 +11,7 @@ pub mod activation;
 pub mod activation_ops;
 mod adam_foreach;
 pub mod add_products;
+pub mod anomaly;
 pub mod attention;
 pub mod autocast;
 pub mod bilinear;

@@ -53,6 +53,8 @@ pub struct GradCell {
     /// channels-last parameter): PyTorch lays its `.grad` out the same
     /// way (`AccumulateGrad`'s layout contract); None: row-major.
     layout: Mutex<Option<Vec<isize>>>,
+    /// Its node's `metadata` dict, made on first use (the program's).
+    pub metadata: std::sync::OnceLock<super::hook_list::HookFn>,
 }
 
 impl GradCell {
@@ -1085,6 +1087,20 @@ impl std::fmt::Debug for GraphFn {
 }
 
 impl GraphFn {
+    /// Where its `metadata` dict is kept, and the traceback anomaly
+    /// detection gave it (a node made under the mode).
+    pub fn metadata(
+        &self,
+    ) -> (
+        &std::sync::OnceLock<super::hook_list::HookFn>,
+        Option<String>,
+    ) {
+        match self {
+            GraphFn::Node(n) => (&n.metadata, n.trace.as_ref().and_then(|t| t.get().cloned())),
+            GraphFn::Accumulate(c) => (&c.metadata, None),
+        }
+    }
+
     /// The name its repr shows (`<MulBackward0>`, `<AccumulateGrad>`).
     pub fn name(&self) -> &'static str {
         match self {
@@ -1186,6 +1202,11 @@ pub struct Node {
     /// `grad_fn.register_hook(f)`: `f(grad_inputs, grad_outputs)` once the
     /// node has run (may give new gradients of its inputs).
     pub post_hooks: Hooks,
+    /// The traceback of the code that made it, when made under anomaly
+    /// detection (`anomaly.rs`).
+    pub trace: Option<super::anomaly::Trace>,
+    /// `grad_fn.metadata`: the program's dict, made on first use.
+    pub metadata: std::sync::OnceLock<super::hook_list::HookFn>,
 }
 
 impl std::fmt::Debug for Node {
@@ -1215,6 +1236,8 @@ impl Node {
             hooks: Hooks::default(),
             pre_hooks: Hooks::default(),
             post_hooks: Hooks::default(),
+            trace: super::anomaly::new_trace(),
+            metadata: std::sync::OnceLock::new(),
         }
     }
 

@@ -143,6 +143,9 @@ fn each(
         if crate::autograd::saved_hooks::has_pending() {
             it.pack_saved(span)?;
         }
+        if crate::autograd::anomaly::has_untraced() {
+            it.trace_new_nodes();
+        }
         r
     })
 }

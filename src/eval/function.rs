@@ -38,6 +38,8 @@ pub(crate) struct Frame {
     pub cells: Vec<Cell>,
     /// What `return` gave, once it ran.
     pub returned: Value,
+    /// Where the caller's statement starts (the call's line in a traceback).
+    pub caller_at: usize,
 }
 
 impl Frame {
@@ -223,6 +225,7 @@ impl Interp {
             slots,
             cells,
             returned: Value::None,
+            caller_at: statement_at,
         });
         // SAFETY: the body is read through the frame just pushed, which owns
         // the function (`Arc`: it does not move when `frames` grows) until

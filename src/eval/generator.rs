@@ -80,6 +80,7 @@ impl Generator {
             slots: std::mem::take(&mut self.slots),
             cells: std::mem::take(&mut self.cells),
             returned: Value::None,
+            caller_at: it.statement_at.get(),
         });
         it.quiet += 1;
         let saved_grad = f

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use super::args::{to_tensor, Bound};
 use super::flow::Flow;
+use super::value::{Key, PyDict};
 use super::{Interp, Value};
 use crate::autograd::losses;
 use crate::autograd::meta::{
@@ -192,6 +193,32 @@ pub(super) fn next_functions(f: &Arc<GraphFn>) -> Value {
         Value::List(Arc::new(vec![f, Value::Int(k as i64)]))
     });
     Value::List(Arc::new(pairs.collect()))
+}
+
+/// `f.metadata`: a dict of the program's, the same one each time (as
+/// PyTorch's node keeps it); a node made under anomaly detection starts
+/// with its forward traceback under `traceback_`, one entry per frame.
+pub(super) fn metadata(f: &Arc<GraphFn>) -> Value {
+    let (slot, trace) = f.metadata();
+    let held = slot.get_or_init(|| {
+        let mut items = Vec::new();
+        if let Some(text) = trace {
+            let mut frames: Vec<Value> = Vec::new();
+            for line in text.split_inclusive('\n') {
+                match (line.starts_with("  File"), frames.last_mut()) {
+                    (false, Some(Value::Str(last))) => {
+                        *last = Arc::new(format!("{last}{line}"));
+                    }
+                    _ => frames.push(Value::Str(Arc::new(line.to_string()))),
+                }
+            }
+            items.push((Key::Str("traceback_".into()), Value::list(frames)));
+        }
+        Arc::new(Value::Dict(PyDict::new(items)))
+    });
+    held.downcast_ref::<Value>()
+        .cloned()
+        .unwrap_or_else(|| unreachable!("a node's metadata is the session's dict"))
 }
 
 /// `f.name()`: `MulBackward0`, `torch::autograd::AccumulateGrad`.

@@ -161,6 +161,10 @@ impl Host for Interp {
         &mut self.rt
     }
 
+    fn warn(&mut self, message: String) {
+        self.warn_once(message);
+    }
+
     fn tensor_hook(
         &mut self,
         f: &HookFn,

@@ -863,6 +863,15 @@ static NATIVES: &[Native] = &[
         name: "torch.autograd._is_checkpoint_valid",
     },
     Native {
+        name: "torch.set_anomaly_enabled",
+    },
+    Native {
+        name: "torch.is_anomaly_enabled",
+    },
+    Native {
+        name: "torch.is_anomaly_check_nan_enabled",
+    },
+    Native {
         name: "torch.accelerator.is_available",
     },
     Native {
@@ -2282,6 +2291,9 @@ impl Interp {
             };
         }
         if let Some(out) = super::amp::query(self, f.name, &args) {
+            return out.map_err(at);
+        }
+        if let Some(out) = super::anomaly::native(f.name, &args) {
             return out.map_err(at);
         }
         if f.name == "torch._C._current_graph_task_id" {

@@ -7,6 +7,7 @@
 mod abstract_methods;
 mod alloc_conf;
 mod amp;
+mod anomaly;
 mod argparse;
 pub mod args;
 pub mod argv;

@@ -34,6 +34,9 @@ impl Interp {
         if crate::autograd::saved_hooks::has_pending() {
             self.pack_saved(s.span)?;
         }
+        if crate::autograd::anomaly::has_untraced() {
+            self.trace_new_nodes();
+        }
         r
     }
 

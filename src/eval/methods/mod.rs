@@ -556,6 +556,7 @@ static MEMBERS: &[(&str, Member)] = {
             GradFnMethod(super::hooks::register_node_hook),
         ),
         ("next_functions", GradFnProperty(grad::next_functions)),
+        ("metadata", GradFnProperty(grad::metadata)),
         ("step", OptimizerMethod(grad::step)),
         ("zero_grad", OptimizerMethod(grad::zero_grad)),
         (

@@ -38,6 +38,10 @@ const MODULES: &[(&str, &str)] = &[
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
     ("torch.random._fork", include_str!("torch_random_fork.py")),
     (
+        "torch.autograd.anomaly_mode",
+        include_str!("torch_autograd_anomaly_mode.py"),
+    ),
+    (
         "torch.utils.checkpoint",
         include_str!("torch_utils_checkpoint.py"),
     ),
@@ -346,6 +350,16 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "preserve_format", "torch._layout"),
     ("torch.cuda", "device", "torch.cuda._device"),
     ("torch.random", "fork_rng", "torch.random._fork"),
+    (
+        "torch.autograd",
+        "detect_anomaly",
+        "torch.autograd.anomaly_mode",
+    ),
+    (
+        "torch.autograd",
+        "set_detect_anomaly",
+        "torch.autograd.anomaly_mode",
+    ),
     (
         "torch.cuda",
         "memory_stats_as_nested_dict",
