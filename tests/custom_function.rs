@@ -159,3 +159,65 @@ print(x.grad.tolist())
         "True False True False\nTrue True True False\n[4.0, 4.0]"
     );
 }
+
+/// A Function's `ctx.save_for_backward` under saved-tensor hooks: each
+/// tensor goes to `pack` and backward's `ctx.saved_tensors` are what
+/// `unpack` gives, as PyTorch packs a Function's saved variables; so a
+/// custom Function inside a checkpoint is recomputed like any op, and an
+/// unpack hook that returns no tensor is PyTorch's TypeError. What
+/// PyTorch 2.15 printed for the same program.
+#[test]
+fn a_functions_saved_tensors_go_through_the_hooks() {
+    let out = common::ok(
+        "import torch
+from torch.utils.checkpoint import checkpoint
+
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3 * x ** 2
+
+seen = []
+def pack(t):
+    seen.append(tuple(t.shape))
+    return (\"packed\", t.clone())
+def unpack(p):
+    seen.append(p[0])
+    return p[1]
+
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+    y = Cube.apply(x) * 2
+print(seen)
+y.sum().backward()
+print(seen, x.grad.tolist())
+
+def f(t):
+    return Cube.apply(t).sin()
+x.grad = None
+calls = []
+out = checkpoint(lambda t: (calls.append(1), f(t))[1], x, use_reentrant=False)
+out.sum().backward()
+print(len(calls), torch.allclose(x.grad, torch.cos(x ** 3) * 3 * x ** 2))
+
+def bad_pack(t):
+    return 5
+with torch.autograd.graph.saved_tensors_hooks(bad_pack, lambda p: p):
+    z = Cube.apply(x)
+try:
+    z.sum().backward()
+except TypeError as e:
+    print(\"TypeError:\", e)
+",
+    );
+    assert_eq!(
+        out,
+        "[(3,)]\n[(3,), 'packed'] [6.0, 24.0, 54.0]\n2 True\nTypeError: Output of saved tensor unpack_hook expected to be a Tensor but got result of type int"
+    );
+}

@@ -70,6 +70,13 @@ fn current() -> Option<Pair> {
     STACK.with(|s| s.borrow().last().cloned())
 }
 
+/// `tensor` saved under the pair in force, queued for the interpreter to
+/// pack (a custom Function's `ctx.save_for_backward`, which PyTorch packs
+/// as any node's saved variable); None without hooks.
+pub fn queue_saved(tensor: Arc<Tensor>) -> Option<Arc<PackCell>> {
+    current().map(|pair| PackCell::queue(tensor, None, pair))
+}
+
 /// Whether saved tensors wait to be packed (cheap: the interpreter asks
 /// after every call).
 pub fn has_pending() -> bool {

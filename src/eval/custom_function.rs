@@ -15,6 +15,7 @@ use super::{Interp, Value};
 use crate::autograd::create_graph::{with_history, Source};
 use crate::autograd::hook_list::HookFn;
 use crate::autograd::meta::requires_grad;
+use crate::autograd::saved_hooks::{self, PackCell};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::lock::lock;
@@ -33,6 +34,9 @@ struct CustomCall {
     /// (none: another tensor), so that a backward that creates a graph
     /// reads them with their history, as PyTorch's saved variables.
     saved: Vec<Option<Source>>,
+    /// Under saved-tensor hooks, each of `ctx.saved_tensors` as its `pack`
+    /// hook kept it (the ctx then holds None in its place).
+    packed: Vec<Option<Arc<PackCell>>>,
     /// The outputs' shapes, dtypes and devices: zeros of them stand for a
     /// gradient that never came (`ctx.set_materialize_grads`, on unless
     /// the program turns it off), as PyTorch gives `backward`.
@@ -240,6 +244,28 @@ impl Interp {
             .iter()
             .map(|o| (o.shape().to_vec(), o.dtype(), o.device()))
             .collect();
+        // Under saved-tensor hooks the saved tensors go to `pack`, as
+        // PyTorch packs a Function's saved variables: the node keeps what
+        // `pack` returned, not the tensors.
+        let mut packed = Vec::new();
+        if let Some(list) = ctx.get("saved_tensors").and_then(|l| l.items()) {
+            let cells: Vec<Option<Arc<PackCell>>> = list
+                .iter()
+                .map(|v| match v {
+                    Value::Tensor(t) => saved_hooks::queue_saved(Arc::clone(t)),
+                    _ => None,
+                })
+                .collect();
+            if cells.iter().any(Option::is_some) {
+                let kept = list
+                    .iter()
+                    .zip(&cells)
+                    .map(|(v, c)| if c.is_some() { Value::None } else { v.clone() })
+                    .collect();
+                ctx.set("saved_tensors", Value::List(Arc::new(kept)));
+                packed = cells;
+            }
+        }
         let custom: HookFn = Arc::new(CustomCall {
             class: class.name.clone(),
             backward,
@@ -247,6 +273,7 @@ impl Interp {
             arguments,
             tensors,
             saved,
+            packed,
             outputs: shapes,
             materialize,
         });
@@ -343,7 +370,13 @@ impl Interp {
         // backward that creates a graph differentiates through them.
         let kept = call.ctx.get("saved_tensors");
         if let Some(list) = &kept {
-            let items = list.items().unwrap_or_default();
+            let mut items = list.items().unwrap_or_default().to_vec();
+            // What the program's `unpack` gives back for each packed one.
+            for (item, cell) in items.iter_mut().zip(&call.packed) {
+                if let Some(cell) = cell {
+                    *item = Value::Tensor(self.unpack_for_backward(cell, backward_mode)?);
+                }
+            }
             let sources = call.saved.iter().chain(std::iter::repeat(&None));
             let unpacked = items
                 .iter()
