@@ -19,7 +19,8 @@ use crate::runtime::lock::lock;
 type Out = Result<Value, Diagnostic>;
 
 /// PyTorch's warning when a schedule steps before its optimizer ever did.
-const STEP_ORDER: &str = "Detected call of `lr_scheduler.step()` before `optimizer.step()`. \
+const STEP_ORDER: &str =
+    "UserWarning: Detected call of `lr_scheduler.step()` before `optimizer.step()`. \
     In PyTorch 1.1.0 and later, you should call them in the opposite order: `optimizer.step()` \
     before `lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first \
     value of the learning rate schedule. See more details at \

@@ -37,6 +37,7 @@ const MODULES: &[(&str, &str)] = &[
     ),
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
     ("torch.random._fork", include_str!("torch_random_fork.py")),
+    ("torch.cuda.nvtx", include_str!("torch_cuda_nvtx.py")),
     (
         "torch.autograd.anomaly_mode",
         include_str!("torch_autograd_anomaly_mode.py"),
