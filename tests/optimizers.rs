@@ -203,8 +203,23 @@ fn parameter_groups_have_their_own_settings() {
         msg,
         "some parameters appear in more than one parameter group"
     );
-    let (_, msg) = common::err_in(&mut s, "Adam([{\"params\": [a], \"momentum\": 0.9}])");
-    assert!(msg.contains("not \"momentum\""), "{msg}");
+    // Another optimizer's setting in a group: kept, as PyTorch keeps any
+    // key, and said to do nothing (PyTorch leaves that unsaid).
+    let o = s.execute("m = Adam([{\"params\": [a], \"momentum\": 0.9, \"name\": \"enc\"}])");
+    assert!(o.error.is_none(), "{:?}", o.error.map(|e| e.report));
+    let warned = common::warnings(&o).join("\n");
+    assert!(
+        warned.contains("Adam sets \"momentum\", which it does not use"),
+        "{warned}"
+    );
+    assert!(!warned.contains("\"name\""), "{warned}");
+    assert_eq!(
+        common::ok_in(
+            &mut s,
+            "print(m.param_groups[0][\"momentum\"], m.param_groups[0][\"name\"])"
+        ),
+        "0.9 enc"
+    );
     assert_eq!(
         common::ok_in(
             &mut s,

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use super::hook_list::HookFn;
 use super::meta::meta;
 use super::ops::{add_scaled, bin, bin_s, full_like};
 use crate::error::Error;
@@ -707,9 +708,29 @@ pub struct Optimizer {
     /// made (empty before), every scheduler's `base_lrs`, as PyTorch's
     /// `group.setdefault("initial_lr", group["lr"])`.
     pub initial_lrs: Vec<f64>,
+    /// Each group's keys of the program's (`{"params": ..., "name": "enc"}`,
+    /// a scheduler's `swa_lr`), in the order they came: PyTorch's groups are
+    /// dicts that hold any key. The values are the program's.
+    pub extras: Vec<Vec<(String, HookFn)>>,
 }
 
 impl Optimizer {
+    /// Group `g`'s keys of the program's, in order.
+    pub fn extras_of(&self, g: usize) -> &[(String, HookFn)] {
+        self.extras.get(g).map_or(&[], Vec::as_slice)
+    }
+
+    /// `group[key] = value` for a key that is no setting of the optimizer.
+    pub fn set_extra(&mut self, g: usize, key: &str, value: HookFn) {
+        if self.extras.len() <= g {
+            self.extras.resize_with(g + 1, Vec::new);
+        }
+        match self.extras[g].iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.extras[g].push((key.to_string(), value)),
+        }
+    }
+
     /// The groups' `initial_lr`s, set from their rates the first time.
     pub fn initial_lrs(&mut self) -> Vec<f64> {
         for g in self.groups.iter().skip(self.initial_lrs.len()) {
@@ -821,6 +842,7 @@ impl Optimizer {
             slot,
             steps_taken: 0,
             initial_lrs: Vec::new(),
+            extras: Vec::new(),
         })
     }
 
@@ -840,19 +862,7 @@ impl Optimizer {
     }
 
     pub fn name(&self) -> &'static str {
-        match self.groups[0] {
-            Kind::Sgd { .. } => "SGD",
-            Kind::Adam { .. } => "Adam",
-            Kind::AdamW { .. } => "AdamW",
-            Kind::RmsProp { .. } => "RMSprop",
-            Kind::Adagrad { .. } => "Adagrad",
-            Kind::Adadelta { .. } => "Adadelta",
-            Kind::AdamLike { variant, .. } => match variant {
-                AdamVariant::Adamax => "Adamax",
-                AdamVariant::RAdam => "RAdam",
-                AdamVariant::NAdam => "NAdam",
-            },
-        }
+        self.groups[0].name()
     }
 
     /// State PyTorch makes at construction: Adagrad's `sum`, filled with
@@ -1629,4 +1639,23 @@ fn adadelta(
     inplace_s(rt, BinaryOp::Mul, &acc_delta, rho)?;
     addcmul_(rt, &acc_delta, &delta, &delta, 1.0 - rho)?;
     add_scaled_(rt, p, &delta, -lr)
+}
+
+impl Kind {
+    /// PyTorch's name of the optimizer (`SGD`, `AdamW`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::Sgd { .. } => "SGD",
+            Kind::Adam { .. } => "Adam",
+            Kind::AdamW { .. } => "AdamW",
+            Kind::RmsProp { .. } => "RMSprop",
+            Kind::Adagrad { .. } => "Adagrad",
+            Kind::Adadelta { .. } => "Adadelta",
+            Kind::AdamLike { variant, .. } => match variant {
+                AdamVariant::Adamax => "Adamax",
+                AdamVariant::RAdam => "RAdam",
+                AdamVariant::NAdam => "NAdam",
+            },
+        }
+    }
 }

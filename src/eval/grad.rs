@@ -736,7 +736,9 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
             })
             .collect::<Result<Vec<_>, _>>()
     };
-    // A list of dicts: parameter groups, each with its own settings over the call's.
+    // A list of dicts: parameter groups, each with its own settings over
+    // the call's, and any key of the program's.
+    let mut extras = Vec::new();
     let groups = match items.first() {
         Some(Value::Dict(_)) => {
             let mut groups = Vec::with_capacity(items.len());
@@ -751,6 +753,7 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
                 };
                 let mut group_kind = kind.clone();
                 let mut params = None;
+                let mut own = Vec::new();
                 for (k, v) in pairs.items().iter() {
                     if k == "params" {
                         params = Some(match v {
@@ -767,6 +770,23 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
                                 }
                             },
                         });
+                        continue;
+                    }
+                    // A key of the program's (`"name": "enc"`): kept as given,
+                    // as PyTorch keeps any key; another optimizer's setting
+                    // (`momentum` for Adam) is kept too, and said to do
+                    // nothing, which PyTorch leaves unsaid.
+                    let name = k.to_string();
+                    if !group_kind.keys().contains(&name.as_str()) {
+                        if OTHER_OPTIMIZERS_SETTINGS.contains(&name.as_str()) {
+                            me.warn_once(format!(
+                                "a parameter group of {} sets {name:?}, which it does not \
+                                 use (another optimizer's setting); the group keeps the key, \
+                                 as PyTorch's does",
+                                group_kind.name()
+                            ));
+                        }
+                        own.push((name, super::param_group::hold(v)));
                         continue;
                     }
                     let setting = super::param_group::setting_of(v).ok_or_else(|| {
@@ -786,12 +806,14 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
                         .at(span)
                 })?;
                 groups.push((group_kind, params));
+                extras.push(own);
             }
             groups
         }
         _ => vec![(kind, tensors(&items)?)],
     };
     let mut opt = Optimizer::with_groups(groups).map_err(|e| e.at(span))?;
+    opt.extras = extras;
     opt.init_state(&mut me.rt).map_err(|e| e.at(b.span))?;
     if let Some(warning) = opt.duplicates() {
         me.rt.note(warning);
@@ -800,6 +822,25 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
     crate::autograd::optim::register(&opt);
     Ok(Value::Optimizer(opt))
 }
+
+/// Settings of PyTorch's optimizers: in a group of an optimizer that has
+/// none of that name, a likely mix-up.
+const OTHER_OPTIMIZERS_SETTINGS: &[&str] = &[
+    "momentum",
+    "dampening",
+    "nesterov",
+    "betas",
+    "eps",
+    "amsgrad",
+    "alpha",
+    "centered",
+    "lr_decay",
+    "initial_accumulator_value",
+    "rho",
+    "capturable",
+    "decoupled_weight_decay",
+    "weight_decay",
+];
 
 /// `opt.step()`, or `opt.step(closure)`: the closure (which zeroes the
 /// gradients, computes the loss and calls `backward`) called first with

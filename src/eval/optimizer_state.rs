@@ -80,6 +80,10 @@ pub(super) fn state_dict(
             if let Some(&lr) = o.initial_lrs.get(g) {
                 pairs.push((Key::from("initial_lr"), Value::float(lr)));
             }
+            for (k, v) in o.extras_of(g) {
+                let v = v.downcast_ref::<Value>().cloned().unwrap_or(Value::None);
+                pairs.push((Key::from(k.as_str()), v));
+            }
             let params = ids
                 .iter()
                 .zip(&o.group_of)
@@ -141,6 +145,9 @@ pub(super) fn load_state_dict(
     }
     // Each group's settings and the numbers of its parameters.
     let mut kinds = opt.groups.clone();
+    let mut extras: Vec<Vec<(String, crate::autograd::hook_list::HookFn)>> = Vec::new();
+    // Each group's `initial_lr` as saved (a scheduler's).
+    let mut initial: Vec<Option<f64>> = vec![None; groups.len()];
     let mut numbers: Vec<i64> = Vec::with_capacity(opt.params.len());
     for (g, group) in groups.iter().enumerate() {
         let Value::Dict(pairs) = group else {
@@ -162,6 +169,7 @@ pub(super) fn load_state_dict(
                 _ => return Err(bad("numbers its parameters")),
             }
         }
+        let mut own = Vec::new();
         for (k, v) in pairs.items().iter() {
             let Some(name) = k.as_str() else {
                 return Err(bad("has string keys in its groups"));
@@ -170,6 +178,16 @@ pub(super) fn load_state_dict(
                 continue;
             }
             let known = kinds[g].keys().contains(&name);
+            if name == "initial_lr" {
+                initial[g] = v.as_number();
+                continue;
+            }
+            let pytorchs = PYTORCH_DEFAULTS.iter().any(|(n, _)| *n == name);
+            // A key of the program's (a group's "name"): the loaded group's.
+            if !known && !pytorchs {
+                own.push((name.to_string(), super::param_group::hold(v)));
+                continue;
+            }
             if let Some((_, default)) = PYTORCH_DEFAULTS
                 .iter()
                 .find(|(n, _)| *n == name)
@@ -193,6 +211,7 @@ pub(super) fn load_state_dict(
                 .set(name, setting)
                 .map_err(|m| at(Error::value(m)))?;
         }
+        extras.push(own);
     }
     // Each parameter's state, moved to its parameter's device and dtype.
     let mut loaded: Vec<(usize, &'static str, StateValue)> = Vec::new();
@@ -266,6 +285,15 @@ pub(super) fn load_state_dict(
         }
     }
     opt.groups = kinds;
+    opt.extras = extras;
+    opt.initial_lrs = match initial.iter().any(Option::is_some) {
+        true => initial
+            .iter()
+            .zip(&opt.groups)
+            .map(|(i, kind)| i.unwrap_or_else(|| kind.lr()))
+            .collect(),
+        false => Vec::new(),
+    };
     opt.clear_state();
     for (k, name, v) in loaded {
         opt.set_state_of(k, name, v)

@@ -28,6 +28,11 @@ pub(crate) fn group_dict(o: &Arc<Mutex<Optimizer>>, g: usize) -> super::value::P
     if let Some(lr) = initial_lr {
         pairs.push((Key::from("initial_lr"), Value::float(lr)));
     }
+    pairs.extend(
+        extras(o, g)
+            .into_iter()
+            .map(|(k, v)| (Key::from(k.as_str()), v)),
+    );
     super::value::PyDict::new(pairs)
 }
 
@@ -41,6 +46,30 @@ pub(crate) fn setting_value(v: Setting) -> Value {
         Setting::Maybe(None) => Value::None,
         Setting::Maybe(Some(b)) => Value::bool(b),
     }
+}
+
+/// Group `g`'s keys of the program's and their values, in order.
+pub(crate) fn extras(o: &Arc<Mutex<Optimizer>>, g: usize) -> Vec<(String, Value)> {
+    lock(o)
+        .extras_of(g)
+        .iter()
+        .map(|(k, v)| (k.clone(), held(v)))
+        .collect()
+}
+
+/// A value of the program's as a group keeps it.
+pub(crate) fn hold(v: &Value) -> crate::autograd::hook_list::HookFn {
+    Arc::new(v.clone())
+}
+
+fn held(h: &crate::autograd::hook_list::HookFn) -> Value {
+    h.downcast_ref::<Value>().cloned().unwrap_or(Value::None)
+}
+
+/// Whether `key` is one of the optimizer's own settings for group `g`
+/// (any other key is the program's, kept as given).
+pub(crate) fn is_setting(o: &Arc<Mutex<Optimizer>>, g: usize, key: &str) -> bool {
+    key == "lr" || key == "initial_lr" || lock(o).groups[g].keys().contains(&key)
 }
 
 /// `group["lr"] = v`: the learning rate (the setting schedules change).
@@ -60,6 +89,20 @@ pub(crate) fn group_set(
             "a number",
             v.type_name(),
         )),
+        // A scheduler of the program's (`group.setdefault("initial_lr",
+        // group["lr"])`): every group gets its own as PyTorch's base
+        // scheduler gives them, this one `x`.
+        ("initial_lr", Some(x)) if !matches!(v, Value::Bool(_)) => {
+            let mut o = lock(o);
+            o.initial_lrs();
+            o.initial_lrs[g] = x;
+            Ok(())
+        }
+        // A key of the program's (`g["name"] = "enc"`): kept as given.
+        _ if !is_setting(o, g, key) => {
+            lock(o).set_extra(g, key, hold(v));
+            Ok(())
+        }
         // Any other of the group's settings (`g["weight_decay"] = 0.0`),
         // read by the next `step()`.
         _ => {
@@ -115,6 +158,9 @@ pub(crate) fn group_get(o: &Arc<Mutex<Optimizer>>, g: usize, key: &str) -> Resul
     }
     if let (Some(lr), "initial_lr") = (o.initial_lrs.get(g), key) {
         return Ok(Value::float(*lr));
+    }
+    if let Some((_, v)) = o.extras_of(g).iter().find(|(k, _)| k == key) {
+        return Ok(held(v));
     }
     match o.groups[g].settings().into_iter().find(|(k, _)| *k == key) {
         Some((_, v)) => Ok(setting_value(v)),

@@ -853,6 +853,30 @@ impl Interp {
                 let d = super::param_group::group_dict(&g.0, g.1);
                 return self.call_method(Value::Dict(d), name, args, span);
             }
+            // `g.setdefault("initial_lr", g["lr"])`, as a scheduler of the
+            // program's starts: the group's value, else `default` set.
+            if name.name == "setdefault" {
+                let (key, default) = match args.as_slice() {
+                    [k, d] => (k, d.value.clone()),
+                    [k] => (k, Value::None),
+                    _ => {
+                        return Err(Error::value("setdefault(key, default=None)").at(span));
+                    }
+                };
+                let Value::Str(k) = &key.value else {
+                    return Err(Error::wrong_type(
+                        "a parameter group's key",
+                        "a str",
+                        key.value.type_name(),
+                    )
+                    .at(key.span));
+                };
+                if let Ok(v) = super::param_group::group_get(&g.0, g.1, k) {
+                    return Ok(v);
+                }
+                super::param_group::group_set(&g.0, g.1, k, &default).map_err(|e| e.at(span))?;
+                return Ok(default);
+            }
         }
         // `A.det()`, `A.svd()`: torch's functions cudash writes in Python
         // (`stdlib/`), called with the tensor first.
