@@ -866,6 +866,9 @@ static NATIVES: &[Native] = &[
         name: "torch.set_anomaly_enabled",
     },
     Native {
+        name: "_cudash.optimizer_steps",
+    },
+    Native {
         name: "torch.is_anomaly_enabled",
     },
     Native {
@@ -2298,6 +2301,15 @@ impl Interp {
         }
         if f.name == "torch._C._current_graph_task_id" {
             return Ok(Value::Int(crate::autograd::engine::current_graph_task_id()));
+        }
+        // How many times an optimizer of cudash's stepped (a scheduler of
+        // the program's warns when it steps first); None for one of the
+        // program's.
+        if f.name == "_cudash.optimizer_steps" {
+            return Ok(match args.first().map(|a| &a.value) {
+                Some(Value::Optimizer(o)) => Value::Int(lock(o).steps_taken as i64),
+                _ => Value::None,
+            });
         }
         if f.name == "torch.autograd._is_checkpoint_valid" {
             return Ok(Value::bool(crate::autograd::engine::is_checkpoint_valid()));

@@ -602,6 +602,10 @@ static MEMBERS: &[(&str, Member)] = {
         ("eval", ModuleMethod(module::train)),
         ("zero_grad", ModuleMethod(module::zero_grad)),
         ("requires_grad_", ModuleMethod(module::requires_grad_)),
+        (
+            "reset_running_stats",
+            ModuleMethod(module::reset_running_stats),
+        ),
         ("share_memory", ModuleMethod(module::share_memory)),
         (
             "flatten_parameters",

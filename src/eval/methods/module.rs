@@ -19,6 +19,7 @@ use crate::nn::module::{self, Member};
 use crate::nn::ModuleRef;
 use crate::runtime::lock::lock;
 use crate::runtime::memory_format::MemoryFormat;
+use crate::runtime::op::factory::Fill;
 use crate::runtime::{DType, Device, Tensor};
 
 type Out = Result<Value, Diagnostic>;
@@ -219,6 +220,28 @@ impl Interp {
                     "cannot assign '{}' as buffer '{name}' (torch.Tensor or None expected)",
                     torch_type(&v)
                 ))))
+            }
+            // A norm layer's `momentum` (None: the cumulative average, as
+            // `swa_utils.update_bn` sets it) and `eps`, read by its next call.
+            (_, None)
+                if matches!(module.layer, Layer::BatchNorm { .. })
+                    && matches!(name, "momentum" | "eps") =>
+            {
+                let Layer::BatchNorm { momentum, eps, .. } = &mut module.layer else {
+                    unreachable!("matched above")
+                };
+                match (name, &v, v.as_number()) {
+                    ("momentum", Value::None, _) => *momentum = None,
+                    ("momentum", _, Some(x)) => *momentum = Some(x),
+                    ("eps", _, Some(x)) => *eps = x,
+                    _ => {
+                        return Err(at(Error::wrong_type(
+                            format!("{}'s {name}", module.type_name),
+                            "a number",
+                            v.type_name(),
+                        )))
+                    }
+                }
             }
             (_, None) if name == "training" => match v {
                 Value::Bool(b) => module.training = b.get(),
@@ -697,6 +720,30 @@ pub(super) fn requires_grad_(_: &mut Interp, _: &'static str, m: &ModuleRef, b: 
         crate::autograd::meta::set_requires_grad(crate::autograd::meta::meta_or_leaf(&p), flag);
     }
     Ok(Value::Module(Arc::clone(m)))
+}
+
+/// `bn.reset_running_stats()`: a norm layer's running statistics back to
+/// their start (mean 0, variance 1, no batch counted), in place, as
+/// PyTorch's `_NormBase`.
+pub(super) fn reset_running_stats(
+    me: &mut Interp,
+    _: &'static str,
+    m: &ModuleRef,
+    b: &Bound,
+) -> Out {
+    let type_name = lock(m).type_name.clone();
+    if !matches!(lock(m).layer, Layer::BatchNorm { .. }) {
+        return Err(no_attribute(&type_name, "reset_running_stats", b.span));
+    }
+    for (name, t) in module::named_buffers(m, false) {
+        let value = match name.as_str() {
+            "running_var" => Fill::Int(1),
+            "running_mean" | "num_batches_tracked" => Fill::Int(0),
+            _ => continue,
+        };
+        me.rt.fill(&t, value).map_err(|e| e.at(b.span))?;
+    }
+    Ok(Value::None)
 }
 
 /// `share_memory()`: every parameter and buffer in shared memory
