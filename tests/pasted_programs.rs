@@ -643,6 +643,20 @@ fn anomaly_detection_shows_the_forward_line_of_the_failing_node() {
     }
 }
 
+/// A slice's storage is its base's whole allocation, on the device too:
+/// `memory_allocated()` keeps the base's 4 MiB while the slice lives, a
+/// clone holds 16 KiB of its own, and the storage's bytes come back from
+/// the device (f32 ones: `0 0 128 63`), on sim and on emu.
+#[test]
+fn a_views_storage_is_its_bases_whole_allocation() {
+    let program = pasted().join("cuda_only/storage_of_a_view.py");
+    let want = "4194304 4194304 cuda:0\n16384 16384\n[0, 0, 128, 63, 0, 0, 128, 63] True 0\n";
+    for backend in ["sim", "emu"] {
+        let got = run(&program, &["--sim-devices", "1", "--backend", backend]);
+        assert_eq!(got, want, "on {backend}");
+    }
+}
+
 /// Activation checkpointing's trade in the CUDA allocator's figures (MiB
 /// after forward, peak, end): a checkpointed segment keeps only its input
 /// and output, backward recomputes it node by node and peaks where the

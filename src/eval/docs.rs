@@ -708,6 +708,7 @@ docs! {
     Property Devices "index", "dev.index", "A device's number (`cuda:1`: 1); none for cpu and for `cuda` without one, as PyTorch's.", "device(\"cuda:1\").index";
     Property Tensors "ndim", "x.ndim", "Number of dimensions.", "ones(2, 3).ndim";
     Property Tensors "nbytes", "x.nbytes", "Bytes taken by the elements.", "ones(2, 3).nbytes";
+    Property Tensors "itemsize", "x.itemsize", "Bytes per element of the dtype, as `x.element_size()`.", "ones(2, dtype=f16).itemsize";
     Property Tensors "T", "x.T", "The transpose (dimensions reversed), a view.", "arange(6).reshape(2, 3).T";
     Method Tensors "t", "x.t()", "The transpose of a matrix, a view (`TBackward0`); a vector or a number as it is (PyTorch's `Tensor.t`).", "arange(6).reshape(2, 3).t()";
     Property Tensors "mT", "x.mT", "The last two dimensions swapped (every matrix of a batch transposed), a view.", "ones(2, 3, 4).mT.shape";

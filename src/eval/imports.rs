@@ -869,6 +869,15 @@ static NATIVES: &[Native] = &[
         name: "_cudash.optimizer_steps",
     },
     Native {
+        name: "_cudash.storage_ptr",
+    },
+    Native {
+        name: "_cudash.storage_nbytes",
+    },
+    Native {
+        name: "_cudash.storage_bytes",
+    },
+    Native {
         name: "torch.is_anomaly_enabled",
     },
     Native {
@@ -1985,6 +1994,9 @@ impl Interp {
         }
         if super::terminal::NAMES.contains(&f.name) {
             return self.call_terminal(f.name, args, span);
+        }
+        if super::storage::NAMES.contains(&f.name) {
+            return self.call_storage(f.name, args, span);
         }
         if super::rng_state::NAMES.contains(&f.name) {
             return self.call_rng_state(f.name, args, span);

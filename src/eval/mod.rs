@@ -91,6 +91,7 @@ pub mod spelling;
 mod stateless;
 mod stdlib;
 mod stmt;
+mod storage;
 mod streams;
 mod strings;
 mod struct_module;

@@ -892,6 +892,21 @@ impl Tensor {
         self.storage.version.load(Ordering::Acquire) & MARK != 0
     }
 
+    /// How many elements its storage holds (the whole allocation a view
+    /// keeps alive, `x.untyped_storage().nbytes()` over the element size).
+    pub fn storage_len(&self) -> usize {
+        self.storage.len()
+    }
+
+    /// The address of its storage's first element (`data_ptr()` less the
+    /// view's offset; 0 for a tensor with no memory).
+    pub fn storage_ptr(&self) -> u64 {
+        match self.data_ptr() {
+            0 => 0,
+            p => p - (self.offset * self.dtype().size()) as u64,
+        }
+    }
+
     /// A new tensor for the same elements with no autograd record (what
     /// `detach()` and a saved tensor are).
     pub fn alias(&self) -> Tensor {

@@ -38,6 +38,7 @@ use crate::runtime::event::{Event, StreamRef};
 /// (`stdlib/`): `x.det()` is `torch.det(x)`, found in this namespace (or
 /// in this module of cudash's own).
 const PYTHON_TENSOR_METHODS: &[(&str, &str)] = &[
+    ("untyped_storage", "torch._storage"),
     ("det", "torch"),
     ("svd", "torch"),
     ("cross", "torch"),
@@ -454,6 +455,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("device", TensorProperty(|t| Ok(Value::device(t.device())))),
         ("ndim", TensorProperty(|t| Ok(Value::Int(t.ndim() as i64)))),
         ("nbytes", TensorProperty(tensor::nbytes)),
+        ("itemsize", TensorProperty(tensor::itemsize)),
         ("T", TensorProperty(|t| Ok(Value::tensor(t.t())))),
         ("is_pinned", TensorProperty(tensor::is_pinned)),
         (

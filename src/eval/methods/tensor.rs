@@ -412,6 +412,11 @@ pub(super) fn nbytes(t: &Tensor) -> Result<Value, Error> {
     Ok(Value::Int(t.nbytes() as i64))
 }
 
+/// `x.itemsize`: bytes per element, as `x.element_size()`.
+pub(super) fn itemsize(t: &Tensor) -> Result<Value, Error> {
+    Ok(Value::Int(t.dtype().size() as i64))
+}
+
 pub(super) fn shape(t: &Tensor) -> Value {
     Value::Size(Arc::new(
         t.shape().iter().map(|&d| Value::Int(d as i64)).collect(),

@@ -39,6 +39,7 @@ const MODULES: &[(&str, &str)] = &[
     ("torch.random._fork", include_str!("torch_random_fork.py")),
     ("torch.cuda.nvtx", include_str!("torch_cuda_nvtx.py")),
     ("torch._foreach_ops", include_str!("torch_foreach_ops.py")),
+    ("torch._storage", include_str!("torch_storage.py")),
     (
         "torch.optim._lr_scheduler_base",
         include_str!("torch_optim_lr_scheduler_base.py"),
@@ -360,6 +361,7 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "preserve_format", "torch._layout"),
     ("torch.cuda", "device", "torch.cuda._device"),
     ("torch.random", "fork_rng", "torch.random._fork"),
+    ("torch", "UntypedStorage", "torch._storage"),
     ("torch", "_foreach_add", "torch._foreach_ops"),
     ("torch", "_foreach_add_", "torch._foreach_ops"),
     ("torch", "_foreach_sub", "torch._foreach_ops"),
