@@ -19,8 +19,10 @@ use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::Tensor;
 
-/// Where a node's traceback goes once the statement that made it ends.
-pub type Trace = Arc<OnceLock<String>>;
+/// Where a node's traceback goes once the statement that made it ends:
+/// one entry per frame, outermost first (`  File "...", line N, in f` and
+/// the line's text), as Python's `traceback.format_list` gives them.
+pub type Trace = Arc<OnceLock<Vec<String>>>;
 
 thread_local! {
     /// (enabled, check_nan), as `torch.set_anomaly_enabled` sets them.
@@ -59,8 +61,8 @@ pub fn has_untraced() -> bool {
     UNTRACED.with(|u| !u.borrow().is_empty())
 }
 
-/// The slots waiting for a traceback (the interpreter writes one text
-/// into each).
+/// The slots waiting for a traceback (the interpreter writes one into
+/// each).
 pub fn take_untraced() -> Vec<Trace> {
     UNTRACED.with(|u| std::mem::take(&mut *u.borrow_mut()))
 }
@@ -68,7 +70,7 @@ pub fn take_untraced() -> Vec<Trace> {
 /// PyTorch's warning for a node whose backward failed under the mode
 /// (`python_anomaly_mode.cpp`, lines 108 and 90 of PyTorch 2.15).
 pub fn failed_warning(name: &str, trace: Option<&Trace>) -> String {
-    match trace.and_then(|t| t.get()) {
+    match trace.and_then(|t| t.get()).map(|frames| frames.concat()) {
         Some(text) => format!(
             "UserWarning: Error detected in {name}. Traceback of forward call that caused the \
              error:\n{text} (Triggered internally at \

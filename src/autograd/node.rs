@@ -1093,7 +1093,7 @@ impl GraphFn {
         &self,
     ) -> (
         &std::sync::OnceLock<super::hook_list::HookFn>,
-        Option<String>,
+        Option<Vec<String>>,
     ) {
         match self {
             GraphFn::Node(n) => (&n.metadata, n.trace.as_ref().and_then(|t| t.get().cloned())),

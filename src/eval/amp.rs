@@ -364,7 +364,13 @@ pub(super) fn query(me: &Interp, name: &str, args: &[ArgVal]) -> Option<Result<V
                 Some("cuda") => Ok(true),
                 Some("cpu") => Ok(false),
                 _ => Err(Error::value_help(
-                    format!("unsupported autocast device_type '{}'", v.type_name()),
+                    format!(
+                        "unsupported autocast device_type '{}'",
+                        match v {
+                            Value::Str(s) => s.to_string(),
+                            other => super::show::repr(other),
+                        }
+                    ),
                     "autocast's device types here are \"cuda\" and \"cpu\"",
                 )),
             },

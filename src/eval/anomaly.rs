@@ -14,7 +14,7 @@ use crate::error::{Error, Source};
 impl Interp {
     /// The frames the running statement is in, outermost first: each
     /// `  File "name", line N, in function` and the line's text.
-    fn traceback_text(&self) -> String {
+    fn traceback_frames(&self) -> Vec<String> {
         let mut levels: Vec<(Option<&std::sync::Arc<Source>>, String)> =
             vec![(self.source.as_ref(), "<module>".to_string())];
         for frame in &self.frames {
@@ -23,7 +23,7 @@ impl Interp {
         }
         let mut ats: Vec<usize> = self.frames.iter().map(|f| f.caller_at).collect();
         ats.push(self.statement_at.get());
-        let mut text = String::new();
+        let mut frames = Vec::with_capacity(levels.len());
         for ((source, function), at) in levels.into_iter().zip(ats) {
             let Some(source) = source else { continue };
             let src = &source.text;
@@ -31,13 +31,13 @@ impl Interp {
             let line = src[..at].matches('\n').count() + 1;
             let start = src[..at].rfind('\n').map_or(0, |i| i + 1);
             let end = src[at..].find('\n').map_or(src.len(), |i| at + i);
-            text.push_str(&format!(
+            frames.push(format!(
                 "  File \"{}\", line {line}, in {function}\n    {}\n",
                 source.name,
                 src[start..end].trim()
             ));
         }
-        text
+        frames
     }
 
     /// Writes the running statement's traceback into the nodes made under
@@ -45,9 +45,9 @@ impl Interp {
     #[inline(never)]
     pub(super) fn trace_new_nodes(&mut self) {
         let slots = anomaly::take_untraced();
-        let text = self.traceback_text();
+        let frames = self.traceback_frames();
         for slot in slots {
-            let _ = slot.set(text.clone());
+            let _ = slot.set(frames.clone());
         }
     }
 }

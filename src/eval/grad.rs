@@ -202,16 +202,11 @@ pub(super) fn metadata(f: &Arc<GraphFn>) -> Value {
     let (slot, trace) = f.metadata();
     let held = slot.get_or_init(|| {
         let mut items = Vec::new();
-        if let Some(text) = trace {
-            let mut frames: Vec<Value> = Vec::new();
-            for line in text.split_inclusive('\n') {
-                match (line.starts_with("  File"), frames.last_mut()) {
-                    (false, Some(Value::Str(last))) => {
-                        *last = Arc::new(format!("{last}{line}"));
-                    }
-                    _ => frames.push(Value::Str(Arc::new(line.to_string()))),
-                }
-            }
+        if let Some(frames) = trace {
+            let frames = frames
+                .into_iter()
+                .map(|f| Value::Str(Arc::new(f)))
+                .collect();
             items.push((Key::Str("traceback_".into()), Value::list(frames)));
         }
         Arc::new(Value::Dict(PyDict::new(items)))

@@ -28,7 +28,6 @@ const PYTORCH_DEFAULTS: &[(&str, Option<bool>)] = &[
     ("differentiable", Some(false)),
     ("fused", None),
     ("decoupled_weight_decay", None),
-    ("initial_lr", None),
     ("max_lr", None),
     ("min_lr", None),
     ("base_momentum", None),
@@ -81,8 +80,7 @@ pub(super) fn state_dict(
                 pairs.push((Key::from("initial_lr"), Value::float(lr)));
             }
             for (k, v) in o.extras_of(g) {
-                let v = v.downcast_ref::<Value>().cloned().unwrap_or(Value::None);
-                pairs.push((Key::from(k.as_str()), v));
+                pairs.push((Key::from(k.as_str()), super::param_group::held(v)));
             }
             let params = ids
                 .iter()

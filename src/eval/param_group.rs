@@ -62,7 +62,8 @@ pub(crate) fn hold(v: &Value) -> crate::autograd::hook_list::HookFn {
     Arc::new(v.clone())
 }
 
-fn held(h: &crate::autograd::hook_list::HookFn) -> Value {
+/// A value a group keeps, back as the program's.
+pub(crate) fn held(h: &crate::autograd::hook_list::HookFn) -> Value {
     h.downcast_ref::<Value>().cloned().unwrap_or(Value::None)
 }
 
