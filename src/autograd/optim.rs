@@ -945,6 +945,16 @@ impl Optimizer {
     /// (a parameter listed twice: the last entry's); Adam's state is
     /// updated in place, entry after entry.
     pub fn step(&mut self, rt: &mut Runtime) -> R<()> {
+        // As PyTorch: an optimizer whose step counts on the host (its bias
+        // corrections would be frozen into the graph) refuses a capture.
+        let counts_on_host = self.groups.iter().any(|k| k.keys().contains(&"capturable"));
+        if counts_on_host && rt.is_current_stream_capturing() {
+            return Err(Error::runtime(format!(
+                "Attempting CUDA graph capture of step() for an instance of {} but \
+                 param_groups' capturable is False.",
+                self.name()
+            )));
+        }
         self.steps_taken += 1;
         let mut buffers: Vec<Option<Arc<Tensor>>> = self
             .slot

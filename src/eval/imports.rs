@@ -872,6 +872,33 @@ static NATIVES: &[Native] = &[
         name: "_cudash.storage_ptr",
     },
     Native {
+        name: "_cudash.graph_new",
+    },
+    Native {
+        name: "_cudash.graph_capture_begin",
+    },
+    Native {
+        name: "_cudash.graph_capture_end",
+    },
+    Native {
+        name: "_cudash.graph_replay",
+    },
+    Native {
+        name: "_cudash.graph_reset",
+    },
+    Native {
+        name: "_cudash.graph_kernels",
+    },
+    Native {
+        name: "_cudash.is_current_stream_capturing",
+    },
+    Native {
+        name: "torch.cuda.set_stream",
+    },
+    Native {
+        name: "_cudash.own_forward",
+    },
+    Native {
         name: "_cudash.storage_nbytes",
     },
     Native {
@@ -1997,6 +2024,9 @@ impl Interp {
         }
         if super::storage::NAMES.contains(&f.name) {
             return self.call_storage(f.name, args, span);
+        }
+        if super::cuda_graphs::NAMES.contains(&f.name) {
+            return self.call_cuda_graph(f.name, args, span);
         }
         if super::rng_state::NAMES.contains(&f.name) {
             return self.call_rng_state(f.name, args, span);

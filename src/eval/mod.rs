@@ -20,6 +20,7 @@ mod collections;
 mod compiled;
 mod context;
 mod control;
+mod cuda_graphs;
 mod cuda_info;
 mod cuda_legacy;
 mod custom_function;

@@ -152,6 +152,7 @@ pub fn repr(v: &Value) -> String {
         ),
         Value::HookHandle(_) => "<torch.utils.hooks.RemovableHandle>".into(),
         Value::Work(w) => format!("{w:?}"),
+        Value::CudaGraph(g) => format!("{g:?}"),
         Value::NoSync(_) => "<contextlib._GeneratorContextManager (no_sync)>".into(),
         Value::Enumerate(_) => "<enumerate object>".into(),
         Value::Module(m) => {

@@ -79,6 +79,9 @@ pub enum Value {
     NoSync(crate::nn::ModuleRef),
     /// What a collective with `async_op=true` returns: `work.wait()`.
     Work(Arc<crate::runtime::dispatch::group::Work>),
+    /// What `torch.cuda.CUDAGraph()` holds: a captured stream's work
+    /// (`runtime::dispatch::graph`).
+    CudaGraph(Arc<crate::runtime::dispatch::graph::CudaGraph>),
     /// `enumerate(xs, start=0)`: what `for i, x in` iterates, counting from
     /// `start` (lazily over a DataLoader, whose batches are made as asked).
     Enumerate(Arc<(Value, i64)>),
@@ -1014,6 +1017,7 @@ impl Value {
             Value::Generator(_) => "a generator",
             Value::HookHandle(_) => "a hook handle",
             Value::Work(_) => "a work handle",
+            Value::CudaGraph(_) => "a CUDA graph",
             Value::NoSync(_) => "a no_sync context",
             Value::Enumerate(_) => "an enumerate object",
             Value::File(_) => "a file",
@@ -1071,6 +1075,7 @@ impl Value {
             Value::Generator(_) => "generator",
             Value::HookHandle(_) => "handle",
             Value::Work(_) => "work",
+            Value::CudaGraph(_) => "CUDAGraph",
             Value::NoSync(_) => "context",
             Value::Enumerate(_) => "enumerate",
             Value::File(_) => "file",

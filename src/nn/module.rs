@@ -63,6 +63,10 @@ pub struct Module {
     /// PyTorch's `_is_full_backward_hook`: none until a backward hook is
     /// registered, then which kind (a module takes one kind only).
     pub full_backward_hook: Option<bool>,
+    /// `model.forward = f`: a function set on the instance, which calling
+    /// the module runs in place of the class's or the layer's forward, as
+    /// Python finds an instance's attribute first (the interpreter's value).
+    pub forward_override: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for Module {
@@ -97,6 +101,7 @@ impl Module {
             backward_hooks: Arc::default(),
             backward_pre_hooks: Arc::default(),
             full_backward_hook: None,
+            forward_override: None,
         }
     }
 

@@ -265,10 +265,10 @@ impl Devices {
     }
 
     /// Queues `work` on `device`'s current stream.
-    pub fn launch(&self, device: u32, work: Work) -> Queued {
+    pub fn launch(&self, device: u32, work: Work, launch: bool) -> Queued {
         let mut gpu = lock(&self.gpus[device as usize]);
         let mut host = self.host_time();
-        let queued = gpu.launch(work, &mut host);
+        let queued = gpu.launch(work, &mut host, launch);
         self.clock(|c| c.raise_to(host));
         queued
     }

@@ -191,12 +191,15 @@ impl Gpu {
     }
 
     /// Queues `work` on the current stream; `host` is the host's modelled
-    /// clock, advanced by the cost of issuing it. Returns the item's number
+    /// clock, advanced by the cost of issuing it (none for a graph's kernel
+    /// after its first: `launch` false). Returns the item's number
     /// and when it starts and ends on the modelled clock.
-    pub fn launch(&mut self, work: Work, host: &mut f64) -> Queued {
+    pub fn launch(&mut self, work: Work, host: &mut f64, launch: bool) -> Queued {
         let s = self.streams.current();
         let d = work.duration(self.spec);
-        *host += self.spec.launch_latency;
+        if launch {
+            *host += self.spec.launch_latency;
+        }
         self.busy += d;
         let (seq, end) = self.streams.enqueue(s, *host, d);
         if self.launch_blocking {

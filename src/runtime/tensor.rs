@@ -452,6 +452,23 @@ impl Tensor {
         }
     }
 
+    /// The whole storage set to zeros with no stream's write registered:
+    /// what a block a CUDA graph's capture took holds until the first
+    /// replay writes it (the captured kernel did not run).
+    pub fn clear_unwritten(&self) {
+        let zeros = Buffer::zeros(self.dtype, self.storage.len());
+        match &self.storage.place {
+            Place::Host { buf, .. } | Place::Device { buf, .. } | Place::Meta { buf, .. } => {
+                *buf.write().unwrap_or_else(|e| e.into_inner()) = zeros;
+            }
+            Place::Driver(d) => {
+                // A failed upload leaves the bytes as they were; the driver
+                // reports its error on the next call that returns one.
+                let _ = d.upload(&zeros, StreamHandle::default_of(d.device));
+            }
+        }
+    }
+
     /// Registers a host read of device memory through a copy on the current
     /// stream (`Runtime::host_read`): a race with a pending write on another
     /// stream is reported once, and reads after it see the bytes from before

@@ -36,6 +36,12 @@ fn torch_type(v: &Value) -> String {
     }
 }
 
+/// The function `model.forward = f` set on the instance, if any.
+fn forward_override(m: &ModuleRef) -> Option<Value> {
+    let f = lock(m).forward_override.clone()?;
+    f.downcast_ref::<Value>().cloned()
+}
+
 fn type_error(message: String) -> Error {
     Error::type_error(message)
 }
@@ -43,6 +49,11 @@ fn type_error(message: String) -> Error {
 impl Interp {
     /// `model.name`.
     pub(crate) fn module_attr(&mut self, v: &Value, m: &ModuleRef, name: &str, span: Span) -> Out {
+        if name == "forward" {
+            if let Some(f) = forward_override(m) {
+                return Ok(f);
+            }
+        }
         if let Some(o) = object_of(m) {
             if let Some(x) = o.get(name) {
                 return Ok(x);
@@ -180,6 +191,15 @@ impl Interp {
         let at = |e: Error| e.at(span);
         if lock(m).is_parametrized(name) {
             return self.set_parametrized_attr(m, name, v, span);
+        }
+        let function = matches!(
+            v,
+            Value::Function(_) | Value::Method(_) | Value::BuiltinMethod(_) | Value::Native(_)
+        );
+        if name == "forward" && function {
+            // An instance's own forward (`make_graphed_callables` sets one).
+            lock(m).forward_override = Some(Arc::new(v));
+            return Ok(());
         }
         let object = object_of(m);
         let mut module = lock(m);
@@ -404,8 +424,17 @@ impl Interp {
         Ok(out)
     }
 
-    /// The class's `forward`, or the layer's own.
+    /// The instance's `forward` if one was set, else the class's, or the
+    /// layer's own.
     fn forward_of(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
+        if let Some(f) = forward_override(m) {
+            return self.call_value(f, args, span);
+        }
+        self.own_forward(m, args, span)
+    }
+
+    /// The class's `forward`, or the layer's own, whatever the instance set.
+    pub(crate) fn own_forward(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
         let this = Value::Module(Arc::clone(m));
         if let Some(class) = class_of(&this) {
             if let Some(f) = class.find("forward") {

@@ -38,6 +38,7 @@ const MODULES: &[(&str, &str)] = &[
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
     ("torch.random._fork", include_str!("torch_random_fork.py")),
     ("torch.cuda.nvtx", include_str!("torch_cuda_nvtx.py")),
+    ("torch.cuda.graphs", include_str!("torch_cuda_graphs.py")),
     ("torch._foreach_ops", include_str!("torch_foreach_ops.py")),
     ("torch._storage", include_str!("torch_storage.py")),
     (
@@ -360,6 +361,15 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "channels_last_3d", "torch._layout"),
     ("torch", "preserve_format", "torch._layout"),
     ("torch.cuda", "device", "torch.cuda._device"),
+    ("torch.cuda", "CUDAGraph", "torch.cuda.graphs"),
+    ("torch.cuda", "graph", "torch.cuda.graphs"),
+    ("torch.cuda", "graph_pool_handle", "torch.cuda.graphs"),
+    (
+        "torch.cuda",
+        "is_current_stream_capturing",
+        "torch.cuda.graphs",
+    ),
+    ("torch.cuda", "make_graphed_callables", "torch.cuda.graphs"),
     ("torch.random", "fork_rng", "torch.random._fork"),
     ("torch", "UntypedStorage", "torch._storage"),
     ("torch", "_foreach_add", "torch._foreach_ops"),

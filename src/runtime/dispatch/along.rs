@@ -23,7 +23,9 @@ impl Runtime {
         keepdim: bool,
     ) -> Result<Arc<Tensor>, Error> {
         let plan = Along::plan((op, p), (x.shape(), x.dtype()), dim, keepdim)?;
-        let out = self.compute(x.device()).along(self, x, &plan)?;
+        let out = self.made(x.device(), &[x], move |rt, t| {
+            rt.compute(t[0].device()).along(rt, t[0], &plan)
+        })?;
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -49,7 +51,9 @@ impl Runtime {
 
     /// `tril` (or `triu` with `upper`) of x's matrices.
     pub fn tri(&mut self, x: &Tensor, diagonal: i64, upper: bool) -> Result<Arc<Tensor>, Error> {
-        let out = self.compute(x.device()).tri(self, x, diagonal, upper)?;
+        let out = self.made(x.device(), &[x], move |rt, t| {
+            rt.compute(t[0].device()).tri(rt, t[0], diagonal, upper)
+        })?;
         self.finish(out, None, &[x], Flops::default())
     }
 

@@ -51,6 +51,28 @@ impl Runtime {
         }
     }
 
+    /// A factory's new tensor, made by `make` as `new` says (and kept for
+    /// a CUDA graph's replays while its stream captures: `graph.rs`).
+    fn make_new<F>(&mut self, new: NewTensor, make: F) -> Result<Arc<Tensor>, Error>
+    where
+        F: Fn(&mut Runtime, NewTensor) -> Result<Arc<Tensor>, Error> + Send + Sync + 'static,
+    {
+        if !self.capturing_on(new.device) {
+            return make(self, new);
+        }
+        let (shape, dtype, device) = (new.shape.to_vec(), new.dtype, new.device);
+        let like = new.like.map(Tensor::alias);
+        self.made_finished(device, move |rt| {
+            let new = NewTensor {
+                shape: &shape,
+                dtype,
+                device,
+                like: like.as_ref(),
+            };
+            make(rt, new)
+        })
+    }
+
     /// `op(x)`, laid out as PyTorch lays it out (`memory_format`): a
     /// channels-last or transposed x gives a result in x's order.
     pub fn unary(&mut self, op: UnaryOp, x: &Tensor) -> Result<Arc<Tensor>, Error> {
@@ -62,7 +84,9 @@ impl Runtime {
     }
 
     fn unary_made(&mut self, op: UnaryOp, x: &Tensor) -> Result<Arc<Tensor>, Error> {
-        let out = self.compute(x.device()).unary(self, op, x)?;
+        let out = self.made(x.device(), &[x], move |rt, t| {
+            rt.compute(t[0].device()).unary(rt, op, t[0])
+        })?;
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -72,7 +96,9 @@ impl Runtime {
         self.check_write(x)?;
         crate::runtime::op::unary::check_unary_in_place(op, x.dtype())?;
         overlap::check_write(x)?;
-        self.compute(x.device()).unary_in_place(self, op, x)?;
+        self.in_place(x, &[x], move |rt, t| {
+            rt.compute(t[0].device()).unary_in_place(rt, op, t[0])
+        })?;
         self.wrote_in_place(x, &[x])?;
         Ok(())
     }
@@ -102,7 +128,20 @@ impl Runtime {
     fn binary_made(&mut self, op: BinaryOp, a: Operand, b: Operand) -> Result<Arc<Tensor>, Error> {
         // Planned once (devices, shapes, dtypes), then computed where it runs.
         let plan = elementwise::plan_binary(op, a, b)?;
-        let out = self.compute(plan.device).binary(self, op, a, b, plan)?;
+        let (wa, wb) = (a.weak, b.weak);
+        let out = self.made(plan.device, &[a.tensor, b.tensor], move |rt, t| {
+            let (a, b) = (
+                Operand {
+                    tensor: t[0],
+                    weak: wa,
+                },
+                Operand {
+                    tensor: t[1],
+                    weak: wb,
+                },
+            );
+            rt.compute(plan.device).binary(rt, op, a, b, plan.clone())
+        })?;
         self.finish(out, None, &[a.tensor, b.tensor], Flops::default())
     }
 
@@ -129,7 +168,12 @@ impl Runtime {
         overlap::check_write(x)?;
         overlap::check_partial(x, y.tensor)?;
         let plan = elementwise::plan_binary(op, xo, y)?;
-        self.compute(device).binary_in_place(self, op, x, y, plan)?;
+        let weak = y.weak;
+        self.in_place(x, &[x, y.tensor], move |rt, t| {
+            let y = Operand { tensor: t[1], weak };
+            rt.compute(device)
+                .binary_in_place(rt, op, t[0], y, plan.clone())
+        })?;
         self.wrote_in_place(x, &[x, y.tensor])?;
         Ok(())
     }
@@ -161,9 +205,15 @@ impl Runtime {
         operands: [Operand; 3],
         plan: &crate::runtime::op::ternary::Plan,
     ) -> Result<Arc<Tensor>, Error> {
-        let out = self
-            .compute(plan.device)
-            .ternary(self, op, operands, plan)?;
+        let weak = operands.map(|o| o.weak);
+        let plan = plan.clone();
+        let out = self.made(plan.device, &operands.map(|o| o.tensor), move |rt, t| {
+            let operands = [0, 1, 2].map(|i| Operand {
+                tensor: t[i],
+                weak: weak[i],
+            });
+            rt.compute(plan.device).ternary(rt, op, operands, &plan)
+        })?;
         let inputs = operands.map(|o| o.tensor);
         self.finish(out, None, &inputs, Flops::default())
     }
@@ -199,8 +249,15 @@ impl Runtime {
         }
         overlap::check_write(x)?;
         overlap::check_partial(x, b.tensor)?;
-        self.compute(plan.device)
-            .ternary_in_place(self, op, x, [b, c], &plan)?;
+        let weak = [b.weak, c.weak];
+        self.in_place(x, &[x, b.tensor, c.tensor], move |rt, t| {
+            let operands = [1, 2].map(|i| Operand {
+                tensor: t[i],
+                weak: weak[i - 1],
+            });
+            rt.compute(plan.device)
+                .ternary_in_place(rt, op, t[0], operands, &plan)
+        })?;
         self.wrote_in_place(x, &[x, b.tensor])?;
         Ok(())
     }
@@ -238,7 +295,9 @@ impl Runtime {
         }
         // Operands on two devices, or a 0-d one, are the host's error to give.
         let out = match a.device() == b.device() && a.ndim() > 0 && b.ndim() > 0 {
-            true => self.compute(a.device()).matmul(self, a, b)?,
+            true => self.made(a.device(), &[a, b], |rt, t| {
+                rt.compute(t[0].device()).matmul(rt, t[0], t[1])
+            })?,
             false => matmul::matmul(a, b)?,
         };
         let k = a.shape().last().copied().unwrap_or(1) as u64;
@@ -263,7 +322,9 @@ impl Runtime {
         keepdim: bool,
     ) -> Result<Arc<Tensor>, Error> {
         let plan = Reduction::plan(op, (x.shape(), x.dtype()), dim, keepdim)?;
-        let out = self.compute(x.device()).reduce(self, x, &plan)?;
+        let out = self.made(x.device(), &[x], move |rt, t| {
+            rt.compute(t[0].device()).reduce(rt, t[0], &plan)
+        })?;
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -364,7 +425,9 @@ impl Runtime {
 
     /// A converted copy (`.to(dtype)`).
     pub fn cast(&mut self, x: &Tensor, dtype: DType) -> Result<Arc<Tensor>, Error> {
-        let out = self.compute(x.device()).cast(self, x, dtype)?;
+        let out = self.made(x.device(), &[x], move |rt, t| {
+            rt.compute(t[0].device()).cast(rt, t[0], dtype)
+        })?;
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -440,7 +503,9 @@ impl Runtime {
 
     /// A contiguous copy (`.contiguous()` of a strided view).
     pub fn copy(&mut self, x: &Tensor) -> Result<Arc<Tensor>, Error> {
-        let out = self.compute(x.device()).cast(self, x, x.dtype())?;
+        let out = self.made(x.device(), &[x], |rt, t| {
+            rt.compute(t[0].device()).cast(rt, t[0], t[0].dtype())
+        })?;
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -454,8 +519,9 @@ impl Runtime {
         }
         // Not a view: one copy lays the elements out in order.
         let out = self
-            .compute(x.device())
-            .cast(self, x, x.dtype())?
+            .made(x.device(), &[x], |rt, t| {
+                rt.compute(t[0].device()).cast(rt, t[0], t[0].dtype())
+            })?
             .reshape(dims)?;
         self.finish(out, None, &[x], Flops::default())
     }
@@ -463,7 +529,9 @@ impl Runtime {
     /// `cat` (along an existing dimension) or `stack` (along a new one).
     pub fn join(&mut self, xs: &[&Tensor], dim: i64, stack: bool) -> Result<Arc<Tensor>, Error> {
         let device = xs.first().map(|t| t.device()).unwrap_or(Device::Cpu);
-        let out = self.compute(device).join(self, xs, dim, stack)?;
+        let out = self.made(device, xs, move |rt, t| {
+            rt.compute(device).join(rt, t, dim, stack)
+        })?;
         self.finish(out, None, xs, Flops::default())
     }
 
@@ -527,7 +595,9 @@ impl Runtime {
         self.check_write(x)?;
         value.check(x.dtype())?;
         overlap::check_write(x)?;
-        self.compute(x.device()).fill(self, x, value)?;
+        self.in_place(x, &[x], move |rt, t| {
+            rt.compute(t[0].device()).fill(rt, t[0], value)
+        })?;
         self.wrote_in_place(x, &[x])?;
         Ok(())
     }
@@ -542,7 +612,9 @@ impl Runtime {
                 Some("create it with dtype=f32".into()),
             ));
         }
-        self.compute(x.device()).normal_(self, x, mean, std)?;
+        self.in_place(x, &[x], move |rt, t| {
+            rt.compute(t[0].device()).normal_(rt, t[0], mean, std)
+        })?;
         self.wrote_in_place(x, &[x])?;
         Ok(())
     }
@@ -674,7 +746,9 @@ impl Runtime {
             src
         };
         index::check_assign(dst, src)?;
-        self.compute(dst.device()).assign(self, dst, src)?;
+        self.in_place(dst, &[dst, src], |rt, t| {
+            rt.compute(t[0].device()).assign(rt, t[0], t[1])
+        })?;
         self.wrote_in_place(dst, &[src])?;
         Ok(())
     }
@@ -683,12 +757,16 @@ impl Runtime {
     /// and `new_full`.
     pub fn full(&mut self, new: NewTensor, value: Fill) -> Result<Arc<Tensor>, Error> {
         value.check(new.dtype)?;
-        self.compute(new.device).make(self, Make::Full(value), new)
+        self.make_new(new, move |rt, new| {
+            rt.compute(new.device).make(rt, Make::Full(value), new)
+        })
     }
 
     /// `empty` (and its `_like`, `new_` forms): memory, no kernel ([`Make::Empty`]).
     pub fn empty(&mut self, new: NewTensor) -> Result<Arc<Tensor>, Error> {
-        self.compute(new.device).make(self, Make::Empty, new)
+        self.make_new(new, |rt, new| {
+            rt.compute(new.device).make(rt, Make::Empty, new)
+        })
     }
 
     /// `rand`, `randn` and their `_like` forms, from the session's generator.
@@ -696,7 +774,9 @@ impl Runtime {
         self.check_random()?;
         // Checked before any memory is taken, as on every backend.
         factory::check_random_of(new.dtype, dist)?;
-        self.compute(new.device).make(self, Make::Random(dist), new)
+        self.make_new(new, move |rt, new| {
+            rt.compute(new.device).make(rt, Make::Random(dist), new)
+        })
     }
 
     pub fn arange(
@@ -716,12 +796,14 @@ impl Runtime {
             device,
             like: None,
         };
-        let what = Make::Arange {
-            values,
-            start,
-            step,
-        };
-        self.compute(device).make(self, what, new)
+        self.make_new(new, move |rt, new| {
+            let what = Make::Arange {
+                values: values.alias(),
+                start,
+                step,
+            };
+            rt.compute(device).make(rt, what, new)
+        })
     }
 
     pub fn linspace(
@@ -739,7 +821,9 @@ impl Runtime {
             device,
             like: None,
         };
-        self.compute(device).make(self, Make::Linspace(&plan), new)
+        self.make_new(new, move |rt, new| {
+            rt.compute(device).make(rt, Make::Linspace(&plan), new)
+        })
     }
 
     pub fn eye(
@@ -755,7 +839,9 @@ impl Runtime {
             device,
             like: None,
         };
-        self.compute(device).make(self, Make::Eye, new)
+        self.make_new(new, move |rt, new| {
+            rt.compute(device).make(rt, Make::Eye, new)
+        })
     }
 
     /// `tensor(data)`: a new tensor of `dtype` on `device` holding `data`'s

@@ -63,6 +63,8 @@ pub struct OnDevice<'a> {
     interrupt: &'a AtomicBool,
     /// `--launch-blocking`: the host waits for each launch.
     blocking: bool,
+    /// While a graph replays: the captured blocks its outputs go to.
+    replay: Option<&'a Mutex<super::graph::ReplayOutputs>>,
 }
 
 impl OnDevice<'_> {
@@ -116,6 +118,15 @@ impl Launcher for OnDevice<'_> {
     type Mem = DevMem;
 
     fn alloc(&self, dt: DType, n: usize) -> Result<DevMem, Error> {
+        if let Some(outputs) = self.replay {
+            // A graph's replay: the output is the block its capture took.
+            if let Some(addr) = lock(outputs).next(n * dt.size()) {
+                return Ok(DevMem {
+                    addr,
+                    keep: Keep::Borrowed,
+                });
+            }
+        }
         let block = self
             .devices
             .alloc(self.device, n * dt.size())
@@ -208,6 +219,7 @@ impl Runtime {
             stream,
             interrupt: &self.interrupt,
             blocking,
+            replay: self.replaying.then_some(&self.replay_outputs),
         })
     }
 
@@ -303,10 +315,19 @@ impl Runtime {
             .devices
             .driver()
             .ok_or_else(|| Error::value("internal error: launched on a device without a driver"))?;
-        let Keep::Block(block) = replace_keep(out.mem) else {
-            return Err(Error::value(
-                "internal error: an op's output is not a block of the caching allocator",
-            ));
+        let addr = out.mem.addr;
+        let block = match replace_keep(out.mem) {
+            Keep::Block(block) => block,
+            // A replayed graph's output, in its captured block.
+            Keep::Borrowed if self.replaying => {
+                let t = lock(&self.replay_outputs).tensor_at(addr, out.shape);
+                return t.ok_or_else(|| Error::value("internal error: a replay lost its output"));
+            }
+            _ => {
+                return Err(Error::value(
+                    "internal error: an op's output is not a block of the caching allocator",
+                ));
+            }
         };
         let len = crate::runtime::shape::numel(&out.shape);
         let driver = Arc::clone(driver);

@@ -180,8 +180,9 @@ impl Runtime {
         // Into no element, as PyTorch's kernel: nothing launches, and the
         // value is not read.
         if view.numel() > 0 {
-            self.compute(view.device())
-                .masked_fill(self, view, &mask, value)?;
+            self.in_place(view, &[view, &mask, value], |rt, t| {
+                rt.compute(t[0].device()).masked_fill(rt, t[0], t[1], t[2])
+            })?;
         }
         self.wrote_in_place(view, &[view, &take.index, value])?;
         Ok(())

@@ -35,6 +35,7 @@ mod device;
 mod device_compute;
 mod fault;
 pub mod first_check;
+pub mod graph;
 pub mod group;
 mod host;
 mod host_work;
@@ -115,6 +116,13 @@ pub struct Runtime {
     /// other than "highest"): f32 products on a device of compute capability
     /// 8.0 or later round their operands to TF32 (`matmul_tf32`).
     pub allow_tf32: bool,
+    /// A CUDA graph capture under way (`graph.rs`).
+    capture: Option<graph::Capture>,
+    /// Set while a graph replays an op: its result goes into the captured
+    /// block, and nothing is allocated or queued by the op itself.
+    replaying: bool,
+    /// The captured blocks a replayed op's kernels write (`graph.rs`).
+    replay_outputs: std::sync::Mutex<graph::ReplayOutputs>,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
@@ -147,6 +155,9 @@ impl Runtime {
             random_refused: false,
             sync_debug: sync::SyncDebugMode::Default,
             allow_tf32: false,
+            capture: None,
+            replaying: false,
+            replay_outputs: Default::default(),
         }
     }
 
@@ -264,6 +275,8 @@ impl Runtime {
     ) -> Result<Option<Memory>, Error> {
         match device {
             Device::Cpu | Device::Meta => Ok(None),
+            // A replayed factory writes the block its capture took.
+            Device::Cuda(_) if self.replaying => Ok(None),
             Device::Cuda(d) => {
                 self.cuda(Some(d))?;
                 let bytes = tensor_bytes(shape, dtype)?;
@@ -282,6 +295,11 @@ impl Runtime {
         inputs: &[&Tensor],
         cost: Flops,
     ) -> Result<Arc<Tensor>, Error> {
+        if self.replaying {
+            // A graph's replay: the result goes into the captured block
+            // (`Runtime::replay`), which queues the kernel.
+            return Ok(Arc::new(out));
+        }
         self.counters.ops += 1;
         if out.device().is_meta() {
             // No kernel and no memory: the meta device only knows shapes.
@@ -291,7 +309,13 @@ impl Runtime {
             self.host_op(inputs, &out, cost);
             return Ok(Arc::new(out));
         };
-        let out = self.in_block(d, out, mem)?;
+        let out = match self.in_block(d, out, mem) {
+            Ok(out) => out,
+            Err(e) => {
+                self.drop_pending();
+                return Err(e);
+            }
+        };
         let work = kernel(inputs, out.nbytes(), cost);
         self.issue(d, work, Some(&out))?;
         Ok(Arc::new(out))
@@ -308,6 +332,9 @@ impl Runtime {
         let Device::Cuda(d) = out.device() else {
             return self.finish(out, mem, &[], cost);
         };
+        if self.replaying {
+            return Ok(Arc::new(out));
+        }
         self.counters.ops += 1;
         Ok(Arc::new(self.in_block(d, out, mem)?))
     }
@@ -350,6 +377,36 @@ impl Runtime {
         work: Work,
         out: Option<&Tensor>,
     ) -> Result<(StreamId, u64), Error> {
+        if self.capture.is_some() && self.capture_work(d, work, out)? {
+            // Recorded into a CUDA graph: it runs at the graph's replays.
+            let gpu = self.devices.gpu(d).expect("work goes to existing devices");
+            let s = gpu.streams.current();
+            return Ok((s, gpu.streams.get(s).issued));
+        }
+        self.queue(d, work, out, true)
+    }
+
+    /// A replayed graph's op (`graph.rs`): queued as the op itself queues
+    /// it, the host paying one launch for the whole graph (`first`).
+    fn issue_replayed(
+        &mut self,
+        d: u32,
+        work: Work,
+        out: Option<&Tensor>,
+        first: bool,
+    ) -> Result<(StreamId, u64), Error> {
+        self.queue(d, work, out, first)
+    }
+
+    /// Queues `work` as `issue` does; `launch` whether the host pays a
+    /// launch for it.
+    fn queue(
+        &mut self,
+        d: u32,
+        work: Work,
+        out: Option<&Tensor>,
+        launch: bool,
+    ) -> Result<(StreamId, u64), Error> {
         if work.is_empty() {
             // As PyTorch: an op on empty tensors launches nothing (its
             // kernels and copies return early when there is no element).
@@ -360,7 +417,7 @@ impl Runtime {
         // Only work that reaches the driver reports a fault (see `fault.rs`).
         self.check_fault(d)?;
         let began = self.launch_began(d);
-        let queued = self.devices.launch(d, work);
+        let queued = self.devices.launch(d, work, launch);
         let (stream, seq) = (queued.stream, queued.seq);
         if let Some(began) = began {
             self.record_launch(began, queued, matches!(work, Work::Copy { .. }));

@@ -140,6 +140,7 @@ impl Runtime {
             // A stream is ordered after its own work already: no call is made.
             return Ok(());
         }
+        self.check_capture_crossing(&[waiter, target])?;
         self.check_fault(waiter.device)?;
         self.check_fault(target.device)?;
         self.devices
@@ -153,6 +154,7 @@ impl Runtime {
         let Some(r) = e.recorded() else {
             return Ok(());
         };
+        self.check_capture_crossing(&[waiter, r.mark.stream])?;
         self.check_fault(waiter.device)?;
         self.devices.wait(waiter, &r.mark);
         if let Some(ev) = &r.driver {
@@ -167,6 +169,7 @@ impl Runtime {
     /// `e.record(s)`: the event marks the tail of stream `key` (on a driver,
     /// a fresh timing event recorded there, so `elapsed` can measure).
     pub fn record(&mut self, e: &Event, key: StreamKey) -> Result<(), Error> {
+        self.check_capture_crossing(&[key])?;
         self.check_fault(key.device)?;
         let driver = self.driver_event(key)?.map(Arc::new);
         let mark = self.devices.mark(key);
@@ -225,6 +228,7 @@ impl Runtime {
     /// `set_sync_debug_mode` reports (freeing cached blocks, a collective's
     /// barrier, the end of a `time` loop).
     pub fn sync_stream_quietly(&mut self, key: StreamKey) -> Result<(), Error> {
+        self.refuse_sync_while_capturing()?;
         self.check_fault(key.device)?;
         self.counters.host_syncs += 1;
         let before = self.sync_began();
@@ -240,6 +244,7 @@ impl Runtime {
 
     /// The host waits for every stream of a device.
     pub fn sync_device(&mut self, d: u32) -> Result<(), Error> {
+        self.refuse_sync_while_capturing()?;
         self.check_fault(d)?;
         self.counters.host_syncs += 1;
         let before = self.sync_began();
@@ -256,6 +261,7 @@ impl Runtime {
         let Some(r) = e.recorded() else {
             return Ok(());
         };
+        self.refuse_sync_while_capturing()?;
         self.check_fault(r.mark.stream.device)?;
         self.counters.host_syncs += 1;
         let before = self.sync_began();
@@ -274,6 +280,7 @@ impl Runtime {
         if self.devices.count() == 0 {
             return Ok(());
         }
+        self.refuse_sync_while_capturing()?;
         self.counters.host_syncs += 1;
         let before = self.sync_began();
         for d in 0..self.devices.count() {
@@ -310,6 +317,10 @@ impl Runtime {
         read: impl FnOnce() -> R,
     ) -> Result<R, Error> {
         let mut streams: Vec<StreamKey> = Vec::new();
+        if tensors.iter().any(|t| t.device().is_cuda()) {
+            // A copy to pageable host memory cannot be captured.
+            self.refuse_sync_while_capturing()?;
+        }
         for t in tensors {
             let Device::Cuda(d) = t.device() else {
                 continue;

@@ -27,7 +27,10 @@ impl Runtime {
     /// Ho * Wo] (PyTorch's `unfold` layout), zero over padding.
     pub fn im2col(&mut self, x: &Tensor, g: &Geometry) -> Result<Arc<Tensor>, Error> {
         image(x, "im2col")?;
-        let out = self.compute(x.device()).im2col(self, x, g)?;
+        let g = g.clone();
+        let out = self.made(x.device(), &[x], move |rt, t| {
+            rt.compute(t[0].device()).im2col(rt, t[0], &g)
+        })?;
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -51,7 +54,10 @@ impl Runtime {
                 fmt_shape(shape)
             )));
         }
-        let out = self.compute(cols.device()).col2im(self, cols, g, shape)?;
+        let (g, shape) = (g.clone(), shape.to_vec());
+        let out = self.made(cols.device(), &[cols], move |rt, t| {
+            rt.compute(t[0].device()).col2im(rt, t[0], &g, &shape)
+        })?;
         self.finish(out, None, &[cols], Flops::default())
     }
 
@@ -79,9 +85,11 @@ impl Runtime {
         g: &Geometry,
         shape: &[usize],
     ) -> Result<Arc<Tensor>, Error> {
-        let out = self
-            .compute(grad.device())
-            .max_pool2d_backward(self, grad, places, g, shape)?;
+        let (g, shape) = (g.clone(), shape.to_vec());
+        let out = self.made(grad.device(), &[grad, places], move |rt, t| {
+            rt.compute(t[0].device())
+                .max_pool2d_backward(rt, t[0], t[1], &g, &shape)
+        })?;
         self.finish(out, None, &[grad, places], Flops::default())
     }
 }

@@ -97,6 +97,7 @@ pub fn compute_dtype(op: BinaryOp, dt: DType) -> DType {
 
 /// What `a op b` is, checked in one order on every backend (devices,
 /// shapes, dtypes): where it runs, its shape, and the dtype it computes in.
+#[derive(Clone)]
 pub struct BinaryPlan {
     pub device: crate::runtime::Device,
     pub shape: Vec<usize>,

@@ -1,0 +1,432 @@
+//! CUDA graphs (`torch.cuda.graph`, `CUDAGraph`): the work a side stream
+//! queues between `capture_begin` and `capture_end` is recorded, not run,
+//! and `replay` runs all of it again on the same memory.
+//!
+//! As in CUDA, a captured op is kept with the tensors it reads and the
+//! memory it writes. Capture computes an op's result once (its shape, its
+//! block) and leaves the block as fresh memory reads (zeros): the work runs
+//! at each replay, not at capture. An in-place op (`add_`, `copy_`, an
+//! optimizer's update) is not run at capture at all. A replay reruns each
+//! op's computation in order, reading what its inputs hold then, and writes
+//! each result into the block the capture gave it: on a driver's device
+//! the kernels write there directly (`OnDevice::alloc` hands out the
+//! captured blocks), on a simulated one the host's result is copied in.
+//! Nothing is allocated by a replay, and its kernels cost the host one
+//! launch, the graph's.
+//!
+//! What the capture cannot record (a host read, a synchronization, an op
+//! cudash cannot replay yet) is an error while capturing; a sync also
+//! invalidates the capture, as CUDA's `cudaErrorStreamCaptureUnsupported`
+//! does.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use super::Runtime;
+use crate::error::Error;
+use crate::runtime::lock::lock;
+use crate::runtime::stream::StreamKey;
+use crate::runtime::timing::Work;
+use crate::runtime::{Device, Tensor};
+
+/// An op's computation, as a replay runs it again: the op's inputs in,
+/// its new result out (None for an op that writes in place).
+pub(super) type Redo =
+    Box<dyn Fn(&mut Runtime, &[&Tensor]) -> Result<Option<Tensor>, Error> + Send + Sync>;
+
+/// One captured op.
+struct Step {
+    redo: Redo,
+    /// The tensors it reads (kept alive by the graph, as PyTorch's graph
+    /// keeps its memory).
+    inputs: Vec<Tensor>,
+    /// The memory it writes: its result's block, or the tensor it updates.
+    dest: Option<Tensor>,
+    in_place: bool,
+    work: Work,
+}
+
+/// An op the current capture has computed and not yet queued: `issue`
+/// turns it into a step.
+struct Pending {
+    redo: Redo,
+    inputs: Vec<Tensor>,
+    /// An in-place op's tensor.
+    target: Option<Tensor>,
+}
+
+/// A capture under way: the graph, the stream it records, its steps.
+pub(super) struct Capture {
+    graph: Arc<CudaGraph>,
+    stream: StreamKey,
+    steps: Vec<Step>,
+    pending: Option<Pending>,
+    /// Why the capture is invalid (a sync was attempted): `capture_end` fails.
+    invalid: bool,
+}
+
+/// `torch.cuda.CUDAGraph`: empty until a capture ends, then its steps.
+#[derive(Default)]
+pub struct CudaGraph {
+    state: Mutex<GraphState>,
+}
+
+#[derive(Default)]
+struct GraphState {
+    capturing: bool,
+    captured: Option<Captured>,
+}
+
+struct Captured {
+    device: u32,
+    steps: Vec<Step>,
+}
+
+impl std::fmt::Debug for CudaGraph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = lock(&self.state);
+        let steps = s.captured.as_ref().map_or(0, |c| c.steps.len());
+        write!(f, "CUDAGraph({steps} kernels)")
+    }
+}
+
+impl CudaGraph {
+    pub fn new() -> Arc<CudaGraph> {
+        Arc::new(CudaGraph::default())
+    }
+
+    /// Kernels and copies a replay runs (0 before a capture ends).
+    pub fn kernels(&self) -> usize {
+        lock(&self.state)
+            .captured
+            .as_ref()
+            .map_or(0, |c| c.steps.len())
+    }
+}
+
+/// Where a replay's kernels put their outputs on a driver's device: the
+/// blocks the capture gave the op's results, in the order it asked for them.
+#[derive(Default)]
+pub(super) struct ReplayOutputs {
+    pub into: VecDeque<Tensor>,
+    pub lent: Vec<Tensor>,
+}
+
+impl ReplayOutputs {
+    /// The next captured block for an output of `bytes`, if a replay runs.
+    pub fn next(&mut self, bytes: usize) -> Option<u64> {
+        let t = self.into.front()?;
+        if t.nbytes() != bytes {
+            return None;
+        }
+        let t = self.into.pop_front()?;
+        let addr = t.data_ptr();
+        self.lent.push(t);
+        Some(addr)
+    }
+
+    /// The captured tensor whose block starts at `addr`, as an output of
+    /// `shape`.
+    pub fn tensor_at(&self, addr: u64, shape: Vec<usize>) -> Option<Tensor> {
+        let t = self.lent.iter().find(|t| t.data_ptr() == addr)?;
+        let strides = crate::runtime::shape::contiguous_strides(&shape);
+        Some(t.view(shape, strides, t.offset()))
+    }
+}
+
+/// PyTorch's message for a sync or host read while a stream captures.
+fn not_permitted() -> Error {
+    Error::runtime(
+        "CUDA error: operation not permitted when stream is capturing\n\
+         CUDA kernel errors might be asynchronously reported at some other API call, so the \
+         stacktrace below might be incorrect.\n\
+         For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+    )
+}
+
+impl Runtime {
+    /// Whether new work on `device` goes into a graph being captured.
+    #[inline]
+    pub(super) fn capturing_on(&self, device: Device) -> bool {
+        match (&self.capture, device) {
+            (None, _) => false,
+            (Some(c), Device::Cuda(d)) => c.stream.device == d && self.stream_on(d) == c.stream,
+            _ => false,
+        }
+    }
+
+    /// Whether the current stream of the current device is capturing
+    /// (`torch.cuda.is_current_stream_capturing()`).
+    pub fn is_current_stream_capturing(&self) -> bool {
+        self.capture
+            .as_ref()
+            .is_some_and(|c| self.stream_on(self.current_device) == c.stream)
+    }
+
+    /// An op's new result, `f` of its `inputs` (a `Compute` call). While
+    /// its device's stream captures, `f` is kept for the replays; the
+    /// result's block then reads as fresh memory until the first replay
+    /// (`issue` clears it).
+    pub(super) fn made<F>(
+        &mut self,
+        device: Device,
+        inputs: &[&Tensor],
+        f: F,
+    ) -> Result<Tensor, Error>
+    where
+        F: Fn(&mut Runtime, &[&Tensor]) -> Result<Tensor, Error> + Send + Sync + 'static,
+    {
+        if !self.capturing_on(device) {
+            return f(self, inputs);
+        }
+        let out = f(self, inputs)?;
+        self.pend(Box::new(move |rt, t| f(rt, t).map(Some)), inputs, None);
+        Ok(out)
+    }
+
+    /// A factory's new tensor, finished by `f` itself (`Compute::make`):
+    /// kept for the replays as `made` keeps an op.
+    pub(super) fn made_finished<F>(&mut self, device: Device, f: F) -> Result<Arc<Tensor>, Error>
+    where
+        F: Fn(&mut Runtime) -> Result<Arc<Tensor>, Error> + Send + Sync + 'static,
+    {
+        if !self.capturing_on(device) {
+            return f(self);
+        }
+        // `f` queues its kernel itself: the step is pending before it runs.
+        let f = Arc::new(f);
+        let again = Arc::clone(&f);
+        self.pend(
+            Box::new(move |rt, _| again(rt).map(|t| Some(t.alias()))),
+            &[],
+            None,
+        );
+        let out = f(self);
+        // A factory that failed, or queued nothing (`empty`), leaves no step.
+        self.drop_pending();
+        out
+    }
+
+    /// An op that writes `target` in place, `f` of its `inputs`. While its
+    /// device's stream captures, `f` is kept for the replays and not run:
+    /// captured work runs when the graph is replayed.
+    pub(super) fn in_place<F>(
+        &mut self,
+        target: &Tensor,
+        inputs: &[&Tensor],
+        f: F,
+    ) -> Result<(), Error>
+    where
+        F: Fn(&mut Runtime, &[&Tensor]) -> Result<(), Error> + Send + Sync + 'static,
+    {
+        if !self.capturing_on(target.device()) {
+            return f(self, inputs);
+        }
+        self.pend(
+            Box::new(move |rt, t| f(rt, t).map(|()| None)),
+            inputs,
+            Some(target),
+        );
+        Ok(())
+    }
+
+    fn pend(&mut self, redo: Redo, inputs: &[&Tensor], target: Option<&Tensor>) {
+        if let Some(c) = self.capture.as_mut() {
+            c.pending = Some(Pending {
+                redo,
+                inputs: inputs.iter().map(|t| t.alias()).collect(),
+                target: target.map(Tensor::alias),
+            });
+        }
+    }
+
+    /// Drops a step an op computed and did not queue (it failed first).
+    pub(super) fn drop_pending(&mut self) {
+        if let Some(c) = self.capture.as_mut() {
+            c.pending = None;
+        }
+    }
+
+    /// For `issue`: while device `d`'s current stream captures, `work` is
+    /// the pending op's kernel and becomes a step of the graph (an error
+    /// for work cudash cannot replay). True when captured: the work is
+    /// not queued.
+    pub(super) fn capture_work(
+        &mut self,
+        d: u32,
+        work: Work,
+        out: Option<&Tensor>,
+    ) -> Result<bool, Error> {
+        if !self.capturing_on(Device::Cuda(d)) {
+            return Ok(false);
+        }
+        let op = self.op;
+        let Some(c) = self.capture.as_mut() else {
+            return Ok(false);
+        };
+        let Some(p) = c.pending.take() else {
+            return Err(Error::NotAvailable {
+                message: format!("cudash cannot capture `{op}` into a CUDA graph"),
+                help: "capture elementwise ops, reductions, products, copies on the device, \
+                       factories and in-place updates; run this op outside the graph"
+                    .into(),
+            });
+        };
+        if work.is_empty() {
+            return Ok(true);
+        }
+        let in_place = p.target.is_some();
+        let dest = p.target.or_else(|| out.map(Tensor::alias));
+        if let (false, Some(t)) = (in_place, &dest) {
+            // Captured work does not run: the result's block holds what
+            // fresh memory holds until a replay writes it.
+            t.clear_unwritten();
+        }
+        c.steps.push(Step {
+            redo: p.redo,
+            inputs: p.inputs,
+            dest,
+            in_place,
+            work,
+        });
+        Ok(true)
+    }
+
+    /// A sync or a host read while a capture is under way: CUDA's error,
+    /// and the capture is invalid from now on.
+    pub(super) fn refuse_sync_while_capturing(&mut self) -> Result<(), Error> {
+        match self.capture.as_mut() {
+            Some(c) => {
+                c.invalid = true;
+                Err(not_permitted())
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Waits and event records that touch a capturing stream: CUDA
+    /// captures them (a capture forking into other streams and joining
+    /// back); cudash captures one stream, and says so.
+    pub(super) fn check_capture_crossing(&self, streams: &[StreamKey]) -> Result<(), Error> {
+        match &self.capture {
+            Some(c) if streams.contains(&c.stream) => Err(Error::NotAvailable {
+                message: "cudash captures the work of one stream into a CUDA graph: waits and \
+                          events on the capturing stream are not captured"
+                    .into(),
+                help: "queue the graph's work on the capture stream alone".into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// `g.capture_begin()`: the current stream of the current device
+    /// starts recording into `graph`.
+    pub fn capture_begin(&mut self, graph: &Arc<CudaGraph>) -> Result<(), Error> {
+        self.need_cuda("a CUDA graph")?;
+        let stream = self.stream_on(self.current_device);
+        {
+            let s = lock(&graph.state);
+            if s.captured.is_some() || s.capturing {
+                return Err(Error::runtime(
+                    "This CUDAGraph instance already owns a captured graph. To capture a new \
+                     graph, create a new instance.",
+                ));
+            }
+        }
+        if self.capture.is_some() {
+            return Err(Error::runtime(
+                "Only one capture at a time is allowed in a process.",
+            ));
+        }
+        if stream.stream == 0 {
+            return Err(Error::runtime(
+                "CUDA graphs must be captured on a non-default stream. (However, after \
+                 capture, it's ok to replay them on the default stream.)",
+            ));
+        }
+        lock(&graph.state).capturing = true;
+        self.capture = Some(Capture {
+            graph: Arc::clone(graph),
+            stream,
+            steps: Vec::new(),
+            pending: None,
+            invalid: false,
+        });
+        Ok(())
+    }
+
+    /// `g.capture_end()`: the capture stops; the graph holds its steps.
+    pub fn capture_end(&mut self, graph: &Arc<CudaGraph>) -> Result<(), Error> {
+        let Some(c) = self.capture.take_if(|c| Arc::ptr_eq(&c.graph, graph)) else {
+            return Err(Error::runtime(
+                "capture_end() called before capture_begin().",
+            ));
+        };
+        if self.stream_on(c.stream.device) != c.stream {
+            self.capture = Some(c);
+            return Err(Error::runtime(
+                "Capture must end on the same stream it began on.",
+            ));
+        }
+        let mut s = lock(&graph.state);
+        s.capturing = false;
+        if c.invalid {
+            return Err(Error::runtime(
+                "CUDA error: operation failed due to a previous error during capture",
+            ));
+        }
+        s.captured = Some(Captured {
+            device: c.stream.device,
+            steps: c.steps,
+        });
+        Ok(())
+    }
+
+    /// `g.replay()`: every captured op runs again, in order, on the current
+    /// stream of the graph's device, writing the memory it wrote at capture.
+    pub fn replay(&mut self, graph: &Arc<CudaGraph>) -> Result<(), Error> {
+        let state = lock(&graph.state);
+        let Some(c) = state.captured.as_ref() else {
+            return Err(Error::runtime(
+                "Called CUDAGraph::replay without a preceding successful capture.",
+            ));
+        };
+        if self.capture.is_some() {
+            drop(state);
+            return self.refuse_sync_while_capturing().map(|_| ());
+        }
+        let d = c.device;
+        self.check_fault(d)?;
+        for (i, step) in c.steps.iter().enumerate() {
+            let inputs: Vec<&Tensor> = step.inputs.iter().collect();
+            if let (false, Some(dest)) = (step.in_place, &step.dest) {
+                lock(&self.replay_outputs).into.push_back(dest.alias());
+            }
+            self.replaying = true;
+            let out = (step.redo)(self, &inputs);
+            self.replaying = false;
+            *lock(&self.replay_outputs) = ReplayOutputs::default();
+            match (out?, &step.dest) {
+                // The host's result (a simulated device's) goes into the
+                // captured block; a kernel wrote there itself.
+                (Some(fresh), Some(dest)) if !fresh.shares_storage(dest) => {
+                    *dest.write() = fresh.contiguous_buffer();
+                }
+                _ => {}
+            }
+            if let Some(dest) = &step.dest {
+                if step.in_place {
+                    dest.bump_version();
+                }
+            }
+            self.issue_replayed(d, step.work, step.dest.as_ref(), i == 0)?;
+        }
+        Ok(())
+    }
+
+    /// `g.reset()`: the graph lets go of its steps and their memory.
+    pub fn reset_graph(&mut self, graph: &Arc<CudaGraph>) {
+        let old = lock(&graph.state).captured.take();
+        drop(old);
+    }
+}
