@@ -812,3 +812,41 @@ options:
 ";
     assert_eq!(String::from_utf8_lossy(&o.stdout), format!("{usage}{help}"));
 }
+
+/// The CUDA notes' CUDA Graphs examples (`cuda_only/cuda_graphs.py`):
+/// capture runs nothing (the output reads as fresh memory, an in-place
+/// counter stays put), each replay reads the static input as it is then,
+/// whole-network and `make_graphed_callables` training give eager's
+/// losses bit for bit, and what a capture refuses is PyTorch's error.
+#[test]
+fn cuda_graphs_capture_and_replay_as_the_cuda_notes_show() {
+    let program = pasted().join("cuda_only/cuda_graphs.py");
+    let want = "after capture [0.0, 0.0, 0.0, 0.0, 0.0]\n\
+                replay 1 [6.0, 6.0, 6.0, 6.0, 6.0]\n\
+                replay 2 [8.0, 8.0, 8.0, 8.0, 8.0]\n\
+                counter after capture 0.0\n\
+                counter after 3 replays 3.0\n\
+                whole network: graphed equals eager True\n\
+                partial network: graphed equals eager True\n\
+                GraphedBackward\n\
+                cnn: graphed equals eager True\n\
+                dropout masks differ between replays True\n\
+                Called CUDAGraph::replay without a preceding successful capture.\n\
+                CUDA graphs must be captured on a non-default stream. (However, after capture, \
+                it's ok to replay them on the default stream.)\n\
+                CUDA error: operation failed due to a previous error during capture\n\
+                Attempting CUDA graph capture of step() for an instance of Adam but \
+                param_groups' capturable is False.\n\
+                False\n\
+                take_f32: Assertion `-size <= index && index < size && \"index out of bounds\"` failed.\n\
+                CUDA error on cuda:0: device-side assert triggered\n";
+    for backend in ["sim", "emu"] {
+        let (got, stderr) = run_both_in(
+            Path::new(env!("CARGO_MANIFEST_DIR")),
+            &program,
+            &["--sim-devices", "1", "--backend", backend],
+        );
+        assert_eq!(got, want, "on {backend}");
+        assert_eq!(stderr, "", "no race is reported on {backend}");
+    }
+}

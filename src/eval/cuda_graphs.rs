@@ -11,7 +11,7 @@ use crate::lang::Span;
 use crate::runtime::dispatch::graph::CudaGraph;
 
 /// The natives `stdlib/torch_cuda_graphs.py` calls.
-pub const NAMES: [&str; 9] = [
+pub const NAMES: [&str; 8] = [
     "_cudash.own_forward",
     "torch.cuda.set_stream",
     "_cudash.graph_new",
@@ -19,7 +19,6 @@ pub const NAMES: [&str; 9] = [
     "_cudash.graph_capture_end",
     "_cudash.graph_replay",
     "_cudash.graph_reset",
-    "_cudash.graph_kernels",
     "_cudash.is_current_stream_capturing",
 ];
 
@@ -65,11 +64,10 @@ impl Interp {
             "_cudash.graph_capture_begin" => self.rt.capture_begin(&g),
             "_cudash.graph_capture_end" => self.rt.capture_end(&g),
             "_cudash.graph_replay" => self.rt.replay(&g),
-            "_cudash.graph_reset" => {
+            _ => {
                 self.rt.reset_graph(&g);
                 Ok(())
             }
-            _ => return Ok(Value::Int(g.kernels() as i64)),
         };
         done.map(|()| Value::None).map_err(|e| e.at(span))
     }

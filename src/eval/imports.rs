@@ -887,9 +887,6 @@ static NATIVES: &[Native] = &[
         name: "_cudash.graph_reset",
     },
     Native {
-        name: "_cudash.graph_kernels",
-    },
-    Native {
         name: "_cudash.is_current_stream_capturing",
     },
     Native {

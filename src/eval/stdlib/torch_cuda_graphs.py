@@ -44,11 +44,6 @@ class CUDAGraph:
     def enable_debug_mode(self):
         pass
 
-    def __repr__(self):
-        return "<torch.cuda.graphs.CUDAGraph object with %d kernels>" % _cudash.graph_kernels(
-            self._graph
-        )
-
 
 _pools = [0]
 

@@ -64,7 +64,9 @@ impl Runtime {
         dim: i64,
         descending: bool,
     ) -> Result<(Arc<Tensor>, Arc<Tensor>), Error> {
-        let (v, i) = self.compute(x.device()).sort(self, x, dim, descending)?;
+        let (v, i) = self.made2(x.device(), &[x], move |rt, t| {
+            rt.compute(t[0].device()).sort(rt, t[0], dim, descending)
+        })?;
         Ok((
             self.finish(v, None, &[x], Flops::default())?,
             self.finish(i, None, &[x], Flops::default())?,
@@ -79,7 +81,9 @@ impl Runtime {
         dim: i64,
         largest: bool,
     ) -> Result<(Arc<Tensor>, Arc<Tensor>), Error> {
-        let (v, i) = self.compute(x.device()).topk(self, x, (k, dim), largest)?;
+        let (v, i) = self.made2(x.device(), &[x], move |rt, t| {
+            rt.compute(t[0].device()).topk(rt, t[0], (k, dim), largest)
+        })?;
         Ok((
             self.finish(v, None, &[x], Flops::default())?,
             self.finish(i, None, &[x], Flops::default())?,

@@ -54,10 +54,18 @@ impl Runtime {
     ) -> Result<Pair, Error> {
         let d = Dims::of(q, k, v, bias)?;
         same_device(&[q, k, v].into_iter().chain(bias).collect::<Vec<_>>())?;
-        let (out, lse) = self
-            .compute(q.device())
-            .attention(self, (q, k, v), bias, how)?;
         let inputs: Vec<&Tensor> = [q, k, v].into_iter().chain(bias).collect();
+        let how = *how;
+        let outs = self.made_n(q.device(), &inputs, move |rt, t| {
+            let (out, lse) = rt.compute(t[0].device()).attention(
+                rt,
+                (t[0], t[1], t[2]),
+                t.get(3).copied(),
+                &how,
+            )?;
+            Ok(vec![out, lse])
+        })?;
+        let [out, lse]: [Tensor; 2] = outs.try_into().map_err(|_| too_few_results())?;
         let out = self.finish(out, None, &inputs, cost(&d, q.dtype(), 1))?;
         let lse = self.finish_unwritten(lse, None, Flops::default())?;
         Ok((seen_as_bhlw(out, how.out_blhe), lse))
@@ -81,15 +89,20 @@ impl Runtime {
                 "fused attention's gradient has the output's shape",
             ));
         }
-        let (dq, dk, dv) = self.compute(q.device()).attention_backward(
-            self,
-            dout,
-            (q, k, v),
-            (out, lse),
-            bias,
-            how,
-        )?;
         let inputs: Vec<&Tensor> = [dout, q, k, v, out, lse].into_iter().chain(bias).collect();
+        let how = *how;
+        let grads = self.made_n(q.device(), &inputs, move |rt, t| {
+            let (dq, dk, dv) = rt.compute(t[0].device()).attention_backward(
+                rt,
+                t[0],
+                (t[1], t[2], t[3]),
+                (t[4], t[5]),
+                t.get(6).copied(),
+                &how,
+            )?;
+            Ok(vec![dq, dk, dv])
+        })?;
+        let [dq, dk, dv]: [Tensor; 3] = grads.try_into().map_err(|_| too_few_results())?;
         // The backward recomputes the scores and makes four products.
         let dq = self.finish(dq, None, &inputs, cost(&d, q.dtype(), 2))?;
         let dk = self.finish_unwritten(dk, None, Flops::default())?;
@@ -97,6 +110,11 @@ impl Runtime {
         let like = |g: Arc<Tensor>, x: &Tensor| seen_as_bhlw(g, blhe(x.shape(), x.strides()));
         Ok((like(dq, q), like(dk, k), like(dv, v)))
     }
+}
+
+/// The error for a fused attention kernel that gave too few results (never).
+fn too_few_results() -> Error {
+    Error::value("internal error: fused attention gave too few results")
 }
 
 /// A result the device made as [B, rows, H, width] when `blhe` (as

@@ -128,20 +128,23 @@ impl Runtime {
     fn binary_made(&mut self, op: BinaryOp, a: Operand, b: Operand) -> Result<Arc<Tensor>, Error> {
         // Planned once (devices, shapes, dtypes), then computed where it runs.
         let plan = elementwise::plan_binary(op, a, b)?;
-        let (wa, wb) = (a.weak, b.weak);
-        let out = self.made(plan.device, &[a.tensor, b.tensor], move |rt, t| {
-            let (a, b) = (
-                Operand {
-                    tensor: t[0],
-                    weak: wa,
-                },
-                Operand {
-                    tensor: t[1],
-                    weak: wb,
-                },
-            );
-            rt.compute(plan.device).binary(rt, op, a, b, plan.clone())
-        })?;
+        let out = match self.capturing_on(plan.device) {
+            false => self.compute(plan.device).binary(self, op, a, b, plan)?,
+            true => {
+                let (wa, wb) = (a.weak, b.weak);
+                self.made(plan.device, &[a.tensor, b.tensor], move |rt, t| {
+                    let a = Operand {
+                        tensor: t[0],
+                        weak: wa,
+                    };
+                    let b = Operand {
+                        tensor: t[1],
+                        weak: wb,
+                    };
+                    rt.compute(plan.device).binary(rt, op, a, b, plan.clone())
+                })?
+            }
+        };
         self.finish(out, None, &[a.tensor, b.tensor], Flops::default())
     }
 
@@ -168,12 +171,17 @@ impl Runtime {
         overlap::check_write(x)?;
         overlap::check_partial(x, y.tensor)?;
         let plan = elementwise::plan_binary(op, xo, y)?;
-        let weak = y.weak;
-        self.in_place(x, &[x, y.tensor], move |rt, t| {
-            let y = Operand { tensor: t[1], weak };
-            rt.compute(device)
-                .binary_in_place(rt, op, t[0], y, plan.clone())
-        })?;
+        match self.capturing_on(device) {
+            false => self.compute(device).binary_in_place(self, op, x, y, plan)?,
+            true => {
+                let weak = y.weak;
+                self.in_place(x, &[x, y.tensor], move |rt, t| {
+                    let y = Operand { tensor: t[1], weak };
+                    rt.compute(device)
+                        .binary_in_place(rt, op, t[0], y, plan.clone())
+                })?
+            }
+        }
         self.wrote_in_place(x, &[x, y.tensor])?;
         Ok(())
     }
@@ -205,15 +213,22 @@ impl Runtime {
         operands: [Operand; 3],
         plan: &crate::runtime::op::ternary::Plan,
     ) -> Result<Arc<Tensor>, Error> {
-        let weak = operands.map(|o| o.weak);
-        let plan = plan.clone();
-        let out = self.made(plan.device, &operands.map(|o| o.tensor), move |rt, t| {
-            let operands = [0, 1, 2].map(|i| Operand {
-                tensor: t[i],
-                weak: weak[i],
-            });
-            rt.compute(plan.device).ternary(rt, op, operands, &plan)
-        })?;
+        let out = match self.capturing_on(plan.device) {
+            false => self
+                .compute(plan.device)
+                .ternary(self, op, operands, plan)?,
+            true => {
+                let weak = operands.map(|o| o.weak);
+                let plan = plan.clone();
+                self.made(plan.device, &operands.map(|o| o.tensor), move |rt, t| {
+                    let operands = [0, 1, 2].map(|i| Operand {
+                        tensor: t[i],
+                        weak: weak[i],
+                    });
+                    rt.compute(plan.device).ternary(rt, op, operands, &plan)
+                })?
+            }
+        };
         let inputs = operands.map(|o| o.tensor);
         self.finish(out, None, &inputs, Flops::default())
     }

@@ -30,9 +30,9 @@ use crate::runtime::timing::Work;
 use crate::runtime::{Device, Tensor};
 
 /// An op's computation, as a replay runs it again: the op's inputs in,
-/// its new result out (None for an op that writes in place).
+/// its new results out (none for an op that writes in place).
 pub(super) type Redo =
-    Box<dyn Fn(&mut Runtime, &[&Tensor]) -> Result<Option<Tensor>, Error> + Send + Sync>;
+    Box<dyn Fn(&mut Runtime, &[&Tensor]) -> Result<Vec<Tensor>, Error> + Send + Sync>;
 
 /// One captured op.
 struct Step {
@@ -40,10 +40,12 @@ struct Step {
     /// The tensors it reads (kept alive by the graph, as PyTorch's graph
     /// keeps its memory).
     inputs: Vec<Tensor>,
-    /// The memory it writes: its result's block, or the tensor it updates.
-    dest: Option<Tensor>,
+    /// The memory it writes: its results' blocks, in order, or the tensor
+    /// it updates.
+    dests: Vec<Tensor>,
     in_place: bool,
-    work: Work,
+    /// Its items on the stream (an op of two results queues two).
+    work: Vec<Work>,
 }
 
 /// An op the current capture has computed and not yet queued: `issue`
@@ -53,6 +55,8 @@ struct Pending {
     inputs: Vec<Tensor>,
     /// An in-place op's tensor.
     target: Option<Tensor>,
+    /// How many results the op finishes (each one an `issue`).
+    results: usize,
 }
 
 /// A capture under way: the graph, the stream it records, its steps.
@@ -61,6 +65,8 @@ pub(super) struct Capture {
     stream: StreamKey,
     steps: Vec<Step>,
     pending: Option<Pending>,
+    /// Results the last step still has to finish (an op of several).
+    open: usize,
     /// Why the capture is invalid (a sync was attempted): `capture_end` fails.
     invalid: bool,
 }
@@ -86,21 +92,13 @@ impl std::fmt::Debug for CudaGraph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s = lock(&self.state);
         let steps = s.captured.as_ref().map_or(0, |c| c.steps.len());
-        write!(f, "CUDAGraph({steps} kernels)")
+        write!(f, "CUDAGraph({steps} captured ops)")
     }
 }
 
 impl CudaGraph {
     pub fn new() -> Arc<CudaGraph> {
         Arc::new(CudaGraph::default())
-    }
-
-    /// Kernels and copies a replay runs (0 before a capture ends).
-    pub fn kernels(&self) -> usize {
-        lock(&self.state)
-            .captured
-            .as_ref()
-            .map_or(0, |c| c.steps.len())
     }
 }
 
@@ -180,7 +178,51 @@ impl Runtime {
             return f(self, inputs);
         }
         let out = f(self, inputs)?;
-        self.pend(Box::new(move |rt, t| f(rt, t).map(Some)), inputs, None);
+        self.pend(
+            Box::new(move |rt, t| f(rt, t).map(|o| vec![o])),
+            inputs,
+            None,
+            1,
+        );
+        Ok(out)
+    }
+
+    /// As `made`, for an op of two results (sort, topk, max_pool2d).
+    pub(super) fn made2<F>(
+        &mut self,
+        device: Device,
+        inputs: &[&Tensor],
+        f: F,
+    ) -> Result<(Tensor, Tensor), Error>
+    where
+        F: Fn(&mut Runtime, &[&Tensor]) -> Result<(Tensor, Tensor), Error> + Send + Sync + 'static,
+    {
+        if !self.capturing_on(device) {
+            return f(self, inputs);
+        }
+        let out = f(self, inputs)?;
+        let redo: Redo = Box::new(move |rt, t| f(rt, t).map(|(a, b)| vec![a, b]));
+        self.pend(redo, inputs, None, 2);
+        Ok(out)
+    }
+
+    /// As `made`, for fused attention's forward (its output, then the
+    /// log-sum-exp the same kernel writes) and backward (three gradients).
+    pub(super) fn made_n<F>(
+        &mut self,
+        device: Device,
+        inputs: &[&Tensor],
+        f: F,
+    ) -> Result<Vec<Tensor>, Error>
+    where
+        F: Fn(&mut Runtime, &[&Tensor]) -> Result<Vec<Tensor>, Error> + Send + Sync + 'static,
+    {
+        if !self.capturing_on(device) {
+            return f(self, inputs);
+        }
+        let out = f(self, inputs)?;
+        let n = out.len();
+        self.pend(Box::new(f), inputs, None, n);
         Ok(out)
     }
 
@@ -197,9 +239,10 @@ impl Runtime {
         let f = Arc::new(f);
         let again = Arc::clone(&f);
         self.pend(
-            Box::new(move |rt, _| again(rt).map(|t| Some(t.alias()))),
+            Box::new(move |rt, _| again(rt).map(|t| vec![t.alias()])),
             &[],
             None,
+            1,
         );
         let out = f(self);
         // A factory that failed, or queued nothing (`empty`), leaves no step.
@@ -223,19 +266,22 @@ impl Runtime {
             return f(self, inputs);
         }
         self.pend(
-            Box::new(move |rt, t| f(rt, t).map(|()| None)),
+            Box::new(move |rt, t| f(rt, t).map(|()| Vec::new())),
             inputs,
             Some(target),
+            1,
         );
         Ok(())
     }
 
-    fn pend(&mut self, redo: Redo, inputs: &[&Tensor], target: Option<&Tensor>) {
+    fn pend(&mut self, redo: Redo, inputs: &[&Tensor], target: Option<&Tensor>, results: usize) {
         if let Some(c) = self.capture.as_mut() {
+            c.open = 0;
             c.pending = Some(Pending {
                 redo,
                 inputs: inputs.iter().map(|t| t.alias()).collect(),
                 target: target.map(Tensor::alias),
+                results,
             });
         }
     }
@@ -264,6 +310,17 @@ impl Runtime {
         let Some(c) = self.capture.as_mut() else {
             return Ok(false);
         };
+        if c.open > 0 {
+            // The next result of the last step's op.
+            c.open -= 1;
+            let step = c.steps.last_mut().expect("an open step exists");
+            if let Some(t) = out {
+                t.clear_unwritten();
+                step.dests.push(t.alias());
+            }
+            step.work.push(work);
+            return Ok(true);
+        }
         let Some(p) = c.pending.take() else {
             return Err(Error::NotAvailable {
                 message: format!("cudash cannot capture `{op}` into a CUDA graph"),
@@ -272,24 +329,40 @@ impl Runtime {
                     .into(),
             });
         };
-        if work.is_empty() {
+        if work.is_empty() && p.results == 1 {
             return Ok(true);
         }
         let in_place = p.target.is_some();
-        let dest = p.target.or_else(|| out.map(Tensor::alias));
-        if let (false, Some(t)) = (in_place, &dest) {
+        let dests: Vec<Tensor> = p.target.into_iter().chain(out.map(Tensor::alias)).collect();
+        if !in_place {
             // Captured work does not run: the result's block holds what
             // fresh memory holds until a replay writes it.
-            t.clear_unwritten();
+            dests.iter().for_each(Tensor::clear_unwritten);
         }
+        c.open = p.results - 1;
         c.steps.push(Step {
             redo: p.redo,
             inputs: p.inputs,
-            dest,
+            dests,
             in_place,
-            work,
+            work: vec![work],
         });
         Ok(true)
+    }
+
+    /// For `finish_unwritten`: a result the last step's kernel writes
+    /// without an item of its own (attention's log-sum-exp).
+    pub(super) fn capture_unwritten(&mut self, out: &Tensor) {
+        if !self.capturing_on(out.device()) {
+            return;
+        }
+        if let Some(c) = self.capture.as_mut().filter(|c| c.open > 0) {
+            c.open -= 1;
+            if let Some(step) = c.steps.last_mut() {
+                out.clear_unwritten();
+                step.dests.push(out.alias());
+            }
+        }
     }
 
     /// A sync or a host read while a capture is under way: CUDA's error,
@@ -350,6 +423,7 @@ impl Runtime {
             stream,
             steps: Vec::new(),
             pending: None,
+            open: 0,
             invalid: false,
         });
         Ok(())
@@ -397,29 +471,46 @@ impl Runtime {
         }
         let d = c.device;
         self.check_fault(d)?;
-        for (i, step) in c.steps.iter().enumerate() {
+        let mut first = true;
+        for step in &c.steps {
+            if self.faults.contains(&d) {
+                // A kernel of this replay failed an assertion: as on a GPU,
+                // the device runs nothing more, and the next call that
+                // waits for it reports the error.
+                break;
+            }
             let inputs: Vec<&Tensor> = step.inputs.iter().collect();
-            if let (false, Some(dest)) = (step.in_place, &step.dest) {
-                lock(&self.replay_outputs).into.push_back(dest.alias());
+            if !step.in_place {
+                let mut outputs = lock(&self.replay_outputs);
+                outputs.into.extend(step.dests.iter().map(Tensor::alias));
             }
             self.replaying = true;
             let out = (step.redo)(self, &inputs);
             self.replaying = false;
             *lock(&self.replay_outputs) = ReplayOutputs::default();
-            match (out?, &step.dest) {
+            let out = match out {
+                // A driver's kernel asserted (an earlier one of this
+                // replay): reported by the next call that waits.
+                Err(Error::DeviceAssert { .. }) => break,
+                out => out?,
+            };
+            if self.faults.contains(&d) {
+                break; // this step's kernel asserted (a simulated device)
+            }
+            for (fresh, dest) in out.iter().zip(&step.dests) {
                 // The host's result (a simulated device's) goes into the
                 // captured block; a kernel wrote there itself.
-                (Some(fresh), Some(dest)) if !fresh.shares_storage(dest) => {
+                if !fresh.shares_storage(dest) {
                     *dest.write() = fresh.contiguous_buffer();
                 }
-                _ => {}
             }
-            if let Some(dest) = &step.dest {
-                if step.in_place {
-                    dest.bump_version();
-                }
+            if step.in_place {
+                step.dests.iter().for_each(Tensor::bump_version);
             }
-            self.issue_replayed(d, step.work, step.dest.as_ref(), i == 0)?;
+            for (k, &work) in step.work.iter().enumerate() {
+                self.issue_replayed(d, work, step.dests.get(k), first)?;
+                first = false;
+            }
         }
         Ok(())
     }

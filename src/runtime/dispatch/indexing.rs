@@ -38,15 +38,66 @@ impl Runtime {
         let shape = take.shape(&index_shape);
         // An empty result launches no kernel, so nothing asserts.
         let asserts = asserts && numel(&shape) > 0;
-        let out = self
-            .compute(device)
-            .take(self, &take, (&index, wrap), shape, asserts)?;
+        let capturing = self.capturing_on(device);
+        let out = match capturing {
+            false => self
+                .compute(device)
+                .take(self, &take, (&index, wrap), shape, asserts)?,
+            true => {
+                // Kept for a CUDA graph's replays, which check the index as
+                // it is then (`replayed_take`); capture runs no kernel, so
+                // nothing asserts now.
+                let (dim, dims, offsets) = (take.dim, take.dims, take.offsets);
+                let inputs = [&take.view, &*take.index, &*index];
+                self.made(device, &inputs, move |rt, t| {
+                    let take = Take {
+                        view: t[0].alias(),
+                        dim,
+                        dims,
+                        index: Arc::new(t[1].alias()),
+                        offsets,
+                    };
+                    rt.replayed_take(&take, (t[2], wrap), shape.clone())
+                })?
+            }
+        };
         let out = self.finish(out, None, &[t, ix], Flops::default())?;
-        if let (true, Device::Cuda(d)) = (asserts, device) {
+        if let (true, false, Device::Cuda(d)) = (asserts, capturing, device) {
             let kernel = source::take(t.dtype());
             self.assert_failed(d, &kernel.name, INDEX_ASSERTION)?;
         }
         Ok(out)
+    }
+
+    /// A gather of a CUDA graph, at capture and at each replay: on a
+    /// simulated device the index is checked as it is now, and at a replay
+    /// an index out of range is the kernel's assertion, as on a GPU.
+    fn replayed_take(
+        &mut self,
+        take: &Take,
+        (index, wrap): (&Tensor, Option<(usize, isize)>),
+        shape: Vec<usize>,
+    ) -> Result<Tensor, Error> {
+        let device = take.view.device();
+        let asserts = self.index_asserts(take, index, &shape);
+        let out = self
+            .compute(device)
+            .take(self, take, (index, wrap), shape, asserts)?;
+        if let (true, true, Device::Cuda(d)) = (asserts, self.replaying, device) {
+            let kernel = source::take(take.view.dtype());
+            self.assert_failed(d, &kernel.name, INDEX_ASSERTION)?;
+        }
+        Ok(out)
+    }
+
+    /// Whether a simulated device's kernel asserts on `index` (a driver's
+    /// kernel checks on the device itself).
+    fn index_asserts(&self, take: &Take, index: &Tensor, shape: &[usize]) -> bool {
+        if self.launches_on(take.view.device()).is_some() || take.offsets || numel(shape) == 0 {
+            return false;
+        }
+        take.check_bounds(&index.cast(DType::I64).to_vec::<i64>())
+            .is_err()
     }
 
     /// `t[items] = value` with a tensor index. A mask and a single value
@@ -147,22 +198,51 @@ impl Runtime {
             // view: it reaches the device (and a fault there).
             self.check_faults(&[device])?;
         }
-        self.compute(device).put(
-            self,
-            &take,
-            &value,
-            (&index, wrap),
-            (&collapsed, &dst, &at),
-            asserts,
-            accumulate,
-        )?;
+        let capturing = self.capturing_on(device);
+        match capturing {
+            false => self.compute(device).put(
+                self,
+                &take,
+                &value,
+                (&index, wrap),
+                (&collapsed, &dst, &at),
+                asserts,
+                accumulate,
+            )?,
+            true => {
+                // Kept for a CUDA graph's replays, which check the index as
+                // it is then.
+                let (dim, dims, offsets) = (take.dim, take.dims, take.offsets);
+                let inputs = [&take.view, &*take.index, &*index, &value];
+                self.in_place(&take.view, &inputs, move |rt, t| {
+                    let take = Take {
+                        view: t[0].alias(),
+                        dim,
+                        dims,
+                        index: Arc::new(t[1].alias()),
+                        offsets,
+                    };
+                    let asserts = rt.index_asserts(&take, t[2], &shape);
+                    let layout = (&collapsed[..], &dst[..], &at[..]);
+                    rt.compute(device).put(
+                        rt,
+                        &take,
+                        t[3],
+                        (t[2], wrap),
+                        layout,
+                        asserts,
+                        accumulate,
+                    )?;
+                    if let (true, Device::Cuda(d)) = (asserts, device) {
+                        rt.assert_failed(d, &put_kernel(&take, accumulate), INDEX_ASSERTION)?;
+                    }
+                    Ok(())
+                })?;
+            }
+        }
         self.wrote_in_place(&take.view, &[&take.view, &value, &ix])?;
-        if let (true, Device::Cuda(d)) = (asserts, device) {
-            let kernel = match accumulate {
-                true => source::put_add(take.view.dtype()).expect("f32 or f64 was checked"),
-                false => source::put(take.view.dtype()),
-            };
-            self.assert_failed(d, &kernel.name, INDEX_ASSERTION)?;
+        if let (true, false, Device::Cuda(d)) = (asserts, capturing, device) {
+            self.assert_failed(d, &put_kernel(&take, accumulate), INDEX_ASSERTION)?;
         }
         Ok(())
     }
@@ -314,4 +394,13 @@ pub fn values_decide_shape(op: &str) -> Error {
         "a boolean mask, `nonzero`, `where(cond)` and `masked_select` need real values: make \
          the tensors on the cpu or a GPU",
     )
+}
+
+/// The name of the kernel `put` launches (its assertion names it).
+fn put_kernel(take: &Take, accumulate: bool) -> String {
+    let kernel = match accumulate {
+        true => source::put_add(take.view.dtype()).expect("f32 or f64 was checked"),
+        false => source::put(take.view.dtype()),
+    };
+    kernel.name.to_string()
 }

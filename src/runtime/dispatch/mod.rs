@@ -336,7 +336,11 @@ impl Runtime {
             return Ok(Arc::new(out));
         }
         self.counters.ops += 1;
-        Ok(Arc::new(self.in_block(d, out, mem)?))
+        let out = self.in_block(d, out, mem)?;
+        if self.capture.is_some() {
+            self.capture_unwritten(&out);
+        }
+        Ok(Arc::new(out))
     }
 
     /// `out`, a new tensor of device `d`, in its block: `mem` when reserved

@@ -69,7 +69,10 @@ impl Runtime {
         g: &Geometry,
     ) -> Result<(Arc<Tensor>, Arc<Tensor>), Error> {
         image(x, "max_pool2d")?;
-        let (v, i) = self.compute(x.device()).max_pool2d(self, x, g)?;
+        let g = g.clone();
+        let (v, i) = self.made2(x.device(), &[x], move |rt, t| {
+            rt.compute(t[0].device()).max_pool2d(rt, t[0], &g)
+        })?;
         Ok((
             self.finish(v, None, &[x], Flops::default())?,
             self.finish(i, None, &[x], Flops::default())?,

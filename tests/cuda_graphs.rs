@@ -1,0 +1,145 @@
+//! CUDA graphs (`torch.cuda.CUDAGraph`, `torch.cuda.graph`) on the
+//! simulator and on emu: what a replay costs the host, that it allocates
+//! nothing, what a graph keeps alive, and what capture refuses.
+
+use cudash::runtime::backend::BackendChoice;
+use cudash::session::{Config, Session};
+
+fn session(backend: BackendChoice) -> Session {
+    Session::new(Config {
+        backend,
+        ..Config::default()
+    })
+    .unwrap_or_else(|e| panic!("--backend {}: {e}", backend.name()))
+}
+
+const BACKENDS: [BackendChoice; 2] = [BackendChoice::Sim, BackendChoice::Emu];
+
+/// Runs `src` on `s`, which must succeed; what it printed.
+fn ok(s: &mut Session, src: &str) -> String {
+    let o = s.execute(src);
+    if let Some(e) = &o.error {
+        panic!("`{src}` failed:\n{}", e.report);
+    }
+    o.plain_text()
+}
+
+const CAPTURE_TEN: &str = "import torch, time
+x = torch.randn(64, 64, device='cuda')
+g = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g):
+    y = x
+    for _ in range(10):
+        y = y * 1.01
+torch.cuda.synchronize()";
+
+/// Ten captured kernels cost the host one launch when replayed; the same
+/// ten ops run eagerly cost ten (the modelled host clock: 4 µs a launch).
+#[test]
+fn a_replay_costs_the_host_one_launch() {
+    for backend in BACKENDS {
+        let mut s = session(backend);
+        ok(&mut s, CAPTURE_TEN);
+        let got = ok(
+            &mut s,
+            "t0 = time.perf_counter()
+g.replay()
+t1 = time.perf_counter()
+for _ in range(10):
+    z = x * 1.01
+t2 = time.perf_counter()
+print(round((t1 - t0) * 1e6), round((t2 - t1) * 1e6))",
+        );
+        assert_eq!(got.trim(), "4 40", "on {}", backend.name());
+        // And the replay computed what eager ops compute.
+        let same = ok(
+            &mut s,
+            "z = x\nfor _ in range(10):\n    z = z * 1.01\nprint(torch.equal(y, z))",
+        );
+        assert_eq!(same.trim(), "True", "on {}", backend.name());
+    }
+}
+
+/// A replay writes the blocks the capture took: no allocation, no new
+/// segment, whatever the number of replays.
+#[test]
+fn a_replay_allocates_nothing() {
+    for backend in BACKENDS {
+        let mut s = session(backend);
+        ok(&mut s, CAPTURE_TEN);
+        let got = ok(
+            &mut s,
+            "stats = torch.cuda.memory_stats()
+before = (stats['allocation.all.allocated'], stats['segment.all.allocated'], torch.cuda.memory_allocated())
+for _ in range(5):
+    g.replay()
+torch.cuda.synchronize()
+stats = torch.cuda.memory_stats()
+after = (stats['allocation.all.allocated'], stats['segment.all.allocated'], torch.cuda.memory_allocated())
+print(before == after)",
+        );
+        assert_eq!(got.trim(), "True", "on {}", backend.name());
+    }
+}
+
+/// What a capture computes lives in blocks taken at capture, which
+/// `memory_allocated` counts while the program holds the tensor; `reset()`
+/// leaves the program's tensor alone, and dropping it then frees its block.
+/// (PyTorch also gives a block back to the graph's private pool when the
+/// program drops its tensor before `reset()`; cudash keeps it allocated
+/// until then: docs/cuda-graphs.md.)
+#[test]
+fn a_captured_result_is_memory_the_program_holds() {
+    for backend in BACKENDS {
+        let mut s = session(backend);
+        let got = ok(
+            &mut s,
+            "import torch
+MB = 2 ** 20
+x = torch.ones(256 * 1024, device='cuda')
+base = torch.cuda.memory_allocated()
+g = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g):
+    b = x * 2
+print((torch.cuda.memory_allocated() - base) / MB)
+g.reset()
+print((torch.cuda.memory_allocated() - base) / MB, b.sum().item())
+del b
+print((torch.cuda.memory_allocated() - base) / MB)",
+        );
+        assert_eq!(got.trim(), "1.0\n1.0 0.0\n0.0", "on {}", backend.name());
+    }
+}
+
+/// Waits and events on the capturing stream are refused (cudash captures
+/// one stream), and so is a replay of a graph while another captures.
+#[test]
+fn capture_refuses_what_it_cannot_record() {
+    let mut s = session(BackendChoice::Sim);
+    ok(
+        &mut s,
+        "import torch\nx = torch.ones(4, device='cuda')\nother = torch.cuda.Stream()",
+    );
+    let o = s.execute(
+        "g = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g):
+    y = x + 1
+    other.wait_stream(torch.cuda.current_stream())",
+    );
+    let e = o.error.expect("a fork into another stream is refused");
+    assert!(
+        e.evalue.contains("captures the work of one stream"),
+        "{}",
+        e.evalue
+    );
+    // The capture ended (with the error), and the session goes on.
+    ok(&mut s, "torch.cuda.set_stream(torch.cuda.default_stream())");
+    assert_eq!(
+        ok(&mut s, "print(torch.cuda.is_current_stream_capturing())").trim(),
+        "False"
+    );
+    assert_eq!(
+        ok(&mut s, "print((x + 1).tolist())").trim(),
+        "[2.0, 2.0, 2.0, 2.0]"
+    );
+}
