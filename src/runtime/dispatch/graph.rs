@@ -290,6 +290,7 @@ impl Runtime {
     pub(super) fn drop_pending(&mut self) {
         if let Some(c) = self.capture.as_mut() {
             c.pending = None;
+            c.open = 0;
         }
     }
 
