@@ -219,3 +219,37 @@ print(all(torch.equal(a, b) for a, b in zip(outs[1:], want[1:])))",
         }
     }
 }
+
+/// `torch.profiler` shows a replay as PyTorch's does: one
+/// `cudaGraphLaunch` on the host, and each captured kernel under its op.
+#[test]
+fn the_profiler_shows_one_graph_launch_and_every_kernel() {
+    for backend in BACKENDS {
+        let mut s = session(backend);
+        ok(&mut s, CAPTURE_TEN);
+        let table = ok(
+            &mut s,
+            "import torch.profiler
+acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+with torch.profiler.profile(activities=acts) as prof:
+    g.replay()
+    torch.cuda.synchronize()
+print(prof.key_averages().table(sort_by='cuda_time_total', row_limit=10))",
+        );
+        let row = |name: &str| {
+            table
+                .lines()
+                .find(|l| l.split_whitespace().next() == Some(name))
+                .map(|l| l.split_whitespace().last().unwrap_or("").to_string())
+        };
+        assert_eq!(row("cudaGraphLaunch").as_deref(), Some("1"), "{table}");
+        assert_eq!(row("cudaLaunchKernel"), None, "{table}");
+        let kernels = table
+            .lines()
+            .find(|l| l.trim_start().starts_with("aten::mul kernel"));
+        assert!(
+            kernels.is_some_and(|l| l.trim_end().ends_with(" 10")),
+            "{table}"
+        );
+    }
+}

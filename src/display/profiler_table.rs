@@ -110,7 +110,7 @@ pub fn key_averages(t: &Timeline, cuda: bool) -> Vec<Row> {
         match item.kind {
             Kind::Launch if item.lane == 0 => {
                 let call = match item.detail.as_deref() {
-                    Some("cudaMemcpyAsync") => "cudaMemcpyAsync",
+                    Some(c @ ("cudaMemcpyAsync" | "cudaGraphLaunch")) => c,
                     _ => "cudaLaunchKernel",
                 };
                 host_call(&mut rows, call, 1);

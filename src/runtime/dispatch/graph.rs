@@ -46,6 +46,8 @@ struct Step {
     in_place: bool,
     /// Its items on the stream (an op of two results queues two).
     work: Vec<Work>,
+    /// The op, as `profile` and `torch.profiler` label its kernels.
+    op: &'static str,
 }
 
 /// An op the current capture has computed and not yet queued: `issue`
@@ -347,6 +349,7 @@ impl Runtime {
             dests,
             in_place,
             work: vec![work],
+            op,
         });
         Ok(true)
     }
@@ -472,8 +475,17 @@ impl Runtime {
         }
         let d = c.device;
         self.check_fault(d)?;
+        let before = self.op;
+        let replayed = self.replay_steps(d, &c.steps);
+        self.op = before;
+        replayed
+    }
+
+    /// Each captured op run again, in order (`replay`).
+    fn replay_steps(&mut self, d: u32, steps: &[Step]) -> Result<(), Error> {
         let mut first = true;
-        for step in &c.steps {
+        for step in steps {
+            self.op = step.op;
             if self.faults.contains(&d) {
                 // A kernel of this replay failed an assertion: as on a GPU,
                 // the device runs nothing more, and the next call that

@@ -66,7 +66,7 @@ use super::devices::{Devices, Memory};
 use super::rng::Generators;
 use super::shape::checked_numel;
 use super::stream::StreamKey;
-use super::timeline::Timeline;
+use super::timeline::{HostCall, Timeline};
 use super::timing::{Math, Work};
 use super::{DType, Device, Tensor};
 use crate::error::Error;
@@ -387,11 +387,16 @@ impl Runtime {
             let s = gpu.streams.current();
             return Ok((s, gpu.streams.get(s).issued));
         }
-        self.queue(d, work, out, true)
+        let call = match work {
+            Work::Copy { .. } => HostCall::Copy,
+            Work::Kernel { .. } => HostCall::Kernel,
+        };
+        self.queue(d, work, out, Some(call))
     }
 
     /// A replayed graph's op (`graph.rs`): queued as the op itself queues
-    /// it, the host paying one launch for the whole graph (`first`).
+    /// it, the host paying one launch, `cudaGraphLaunch`, for the whole
+    /// graph (`first`).
     fn issue_replayed(
         &mut self,
         d: u32,
@@ -399,17 +404,17 @@ impl Runtime {
         out: Option<&Tensor>,
         first: bool,
     ) -> Result<(StreamId, u64), Error> {
-        self.queue(d, work, out, first)
+        self.queue(d, work, out, first.then_some(HostCall::Graph))
     }
 
-    /// Queues `work` as `issue` does; `launch` whether the host pays a
-    /// launch for it.
+    /// Queues `work` as `issue` does; `call` the host's launch of it (none
+    /// for a graph's kernel after its first).
     fn queue(
         &mut self,
         d: u32,
         work: Work,
         out: Option<&Tensor>,
-        launch: bool,
+        call: Option<HostCall>,
     ) -> Result<(StreamId, u64), Error> {
         if work.is_empty() {
             // As PyTorch: an op on empty tensors launches nothing (its
@@ -421,10 +426,12 @@ impl Runtime {
         // Only work that reaches the driver reports a fault (see `fault.rs`).
         self.check_fault(d)?;
         let began = self.launch_began(d);
-        let queued = self.devices.launch(d, work, launch);
+        let queued = self.devices.launch(d, work, call.is_some());
         let (stream, seq) = (queued.stream, queued.seq);
         if let Some(began) = began {
-            self.record_launch(began, queued, matches!(work, Work::Copy { .. }));
+            if let Some(call) = call {
+                self.record_launch(began, queued, call);
+            }
             self.record_item(d, work, queued, out);
             if began.blocking {
                 self.record_blocking_launch(began.at, work, queued);

@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::runtime::gpu::Queued;
 use crate::runtime::stream::StreamKey;
 use crate::runtime::timeline::trace::TraceWriter;
-use crate::runtime::timeline::{Kind, Lane, Timeline};
+use crate::runtime::timeline::{HostCall, Kind, Lane, Timeline};
 use crate::runtime::timing::{CopyPath, Work};
 use crate::runtime::{Device, Tensor};
 
@@ -185,7 +185,7 @@ impl Runtime {
     /// The launch of `work` (item `q`), which began at `began`, on the
     /// host lane: until the host had issued it (a blocking launch's wait
     /// for the item is drawn apart, by `record_blocking_launch`).
-    pub(super) fn record_launch(&mut self, began: LaunchBegan, q: Queued, copy: bool) {
+    pub(super) fn record_launch(&mut self, began: LaunchBegan, q: Queued, call: HostCall) {
         let mut end = self.timeline_clock();
         if began.blocking {
             if self.measured.is_some() {
@@ -197,7 +197,7 @@ impl Runtime {
         let op = self.op;
         if let Some(t) = &mut self.timeline {
             if end > began.at {
-                t.launch(op, began.at, end, copy);
+                t.launch(op, began.at, end, call);
             }
         }
     }

@@ -17,6 +17,25 @@ use trace::TraceWriter;
 use super::shape::fmt_shape;
 use super::DType;
 
+/// The CUDA call that queued an item, as `torch.profiler` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostCall {
+    Kernel,
+    Copy,
+    /// A CUDA graph's replay: one call for all of its kernels.
+    Graph,
+}
+
+impl HostCall {
+    pub fn name(self) -> &'static str {
+        match self {
+            HostCall::Kernel => "cudaLaunchKernel",
+            HostCall::Copy => "cudaMemcpyAsync",
+            HostCall::Graph => "cudaGraphLaunch",
+        }
+    }
+}
+
 /// The timeline of one `profile` block.
 pub struct Timeline {
     /// The lanes in order of first use, with their names (`host`,
@@ -191,15 +210,10 @@ impl Timeline {
     /// (named `launches` when the run is of several ops), or one per launch
     /// while a trace is written (Perfetto shows each, as PyTorch's traces
     /// show each `cudaLaunchKernel`).
-    pub fn launch(&mut self, op: &'static str, start: f64, end: f64, copy: bool) {
+    pub fn launch(&mut self, op: &'static str, start: f64, end: f64, call: HostCall) {
         let (s, e) = ((start - self.origin).max(0.0), (end - self.origin).max(0.0));
         if self.each_launch {
-            let call = if copy {
-                "cudaMemcpyAsync"
-            } else {
-                "cudaLaunchKernel"
-            };
-            self.push(0, Kind::Launch, op, start, end, 0, Some(call.into()));
+            self.push(0, Kind::Launch, op, start, end, 0, Some(call.name().into()));
             return;
         }
         let streaming = self.trace.is_some() && !self.measured;
