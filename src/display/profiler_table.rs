@@ -109,10 +109,8 @@ pub fn key_averages(t: &Timeline, cuda: bool) -> Vec<Row> {
         };
         match item.kind {
             Kind::Launch if item.lane == 0 => {
-                let call = match item.detail.as_deref() {
-                    Some(c @ ("cudaMemcpyAsync" | "cudaGraphLaunch")) => c,
-                    _ => "cudaLaunchKernel",
-                };
+                // The call that queued it (named when each launch is kept).
+                let call = item.detail.as_deref().unwrap_or("cudaLaunchKernel");
                 host_call(&mut rows, call, 1);
             }
             // The driver staging pageable memory: inside the copy's call.
