@@ -4,6 +4,7 @@
 # inputs hold then and writing the static outputs (runtime/dispatch/graph.rs).
 import _cudash
 import torch
+from torch.func import _leaves, _rebuild
 
 
 class CUDAGraph:
@@ -100,23 +101,6 @@ class graph:
         torch.cuda.set_stream(self._before)
         torch.cuda.set_device(self._device)
         return False
-
-
-def _leaves(tree):
-    if isinstance(tree, (list, tuple)):
-        out = []
-        for t in tree:
-            out.extend(_leaves(t))
-        return out
-    return [tree]
-
-
-def _rebuild(tree, items, at):
-    if isinstance(tree, (list, tuple)):
-        parts = [_rebuild(t, items, at) for t in tree]
-        return tuple(parts) if isinstance(tree, tuple) else parts
-    at[0] += 1
-    return items[at[0] - 1]
 
 
 def make_graphed_callables(
@@ -265,7 +249,7 @@ def _graphed_function(
         out = Graphed.apply(*(flat + module_params))
         if not isinstance(out, tuple):
             out = (out,)
-        return _rebuild(out_tree, out, [0])
+        return _rebuild(out_tree, out)
 
     return functionalized
 

@@ -47,16 +47,10 @@ impl Runtime {
                 // Kept for a CUDA graph's replays, which check the index as
                 // it is then (`replayed_take`); capture runs no kernel, so
                 // nothing asserts now.
-                let (dim, dims, offsets) = (take.dim, take.dims, take.offsets);
+                let plan = (take.dim, take.dims, take.offsets);
                 let inputs = [&take.view, &*take.index, &*index];
                 self.made(device, &inputs, move |rt, t| {
-                    let take = Take {
-                        view: t[0].alias(),
-                        dim,
-                        dims,
-                        index: Arc::new(t[1].alias()),
-                        offsets,
-                    };
+                    let take = replanned(plan, t[0], t[1]);
                     rt.replayed_take(&take, (t[2], wrap), shape.clone())
                 })?
             }
@@ -212,16 +206,10 @@ impl Runtime {
             true => {
                 // Kept for a CUDA graph's replays, which check the index as
                 // it is then.
-                let (dim, dims, offsets) = (take.dim, take.dims, take.offsets);
+                let plan = (take.dim, take.dims, take.offsets);
                 let inputs = [&take.view, &*take.index, &*index, &value];
                 self.in_place(&take.view, &inputs, move |rt, t| {
-                    let take = Take {
-                        view: t[0].alias(),
-                        dim,
-                        dims,
-                        index: Arc::new(t[1].alias()),
-                        offsets,
-                    };
+                    let take = replanned(plan, t[0], t[1]);
                     let asserts = rt.index_asserts(&take, t[2], &shape);
                     let layout = (&collapsed[..], &dst[..], &at[..]);
                     rt.compute(device).put(
@@ -403,4 +391,16 @@ fn put_kernel(take: &Take, accumulate: bool) -> String {
         false => source::put(take.view.dtype()),
     };
     kernel.name.to_string()
+}
+
+/// A gather's or scatter's plan (its indexed dimensions, and whether the
+/// index holds offsets) over the view and index a CUDA graph's replay holds.
+fn replanned((dim, dims, offsets): (usize, usize, bool), view: &Tensor, index: &Tensor) -> Take {
+    Take {
+        view: view.alias(),
+        dim,
+        dims,
+        index: Arc::new(index.alias()),
+        offsets,
+    }
 }
