@@ -49,4 +49,4 @@ pub use crate::vocab::{DType, Device};
 pub use buffer::Buffer;
 /// The host threads CPU ops split across (`torch.get_num_threads`), and their cap.
 pub use parallel::{set_thread_cap, threads as host_threads};
-pub use tensor::{BufRef, StorageHandle, Tensor, WriteRef};
+pub use tensor::{BufRef, StorageHandle, Tensor, WeakTensor, WriteRef};

@@ -232,6 +232,39 @@ impl StorageHandle {
     }
 }
 
+/// A tensor not kept: its view of memory some other tensor may keep (a
+/// CUDA graph's results, which the program may drop: `dispatch/graph.rs`).
+pub struct WeakTensor {
+    storage: std::sync::Weak<Storage>,
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+    offset: usize,
+    dtype: DType,
+    device: Device,
+}
+
+impl WeakTensor {
+    /// The tensor again, while something keeps its memory.
+    pub fn upgrade(&self) -> Option<Tensor> {
+        Some(Tensor {
+            storage: self.storage.upgrade()?,
+            shape: self.shape.clone(),
+            strides: self.strides.clone(),
+            offset: self.offset,
+            dtype: self.dtype,
+            device: self.device,
+            autograd: RecordSlot::default(),
+            own_version: None,
+        })
+    }
+
+    /// Whether `t` views this tensor's memory (while this lives, no other
+    /// memory can be at its address).
+    pub fn is_storage_of(&self, t: &Tensor) -> bool {
+        std::sync::Weak::as_ptr(&self.storage) == Arc::as_ptr(&t.storage)
+    }
+}
+
 #[derive(Debug)]
 pub struct Tensor {
     storage: Arc<Storage>,
@@ -778,6 +811,18 @@ impl Tensor {
     }
 
     /// Identifies the storage (for naming blocks in `mem map`).
+    /// This tensor, not kept (`WeakTensor`).
+    pub fn downgrade(&self) -> WeakTensor {
+        WeakTensor {
+            storage: Arc::downgrade(&self.storage),
+            shape: self.shape.clone(),
+            strides: self.strides.clone(),
+            offset: self.offset,
+            dtype: self.dtype,
+            device: self.device,
+        }
+    }
+
     pub fn storage_id(&self) -> usize {
         Arc::as_ptr(&self.storage) as usize
     }

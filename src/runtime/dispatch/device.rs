@@ -9,6 +9,7 @@
 //! replaced, the kernel is given a copy of the bytes from before it
 //! (`operand`): racy programs show the simulator's worst case.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -53,6 +54,56 @@ impl Drop for DevMem {
     }
 }
 
+/// Where a replay's kernels put their outputs on a driver's device: the
+/// blocks of the program's tensors the op's results are (None: a result
+/// the program dropped, made in scratch memory for the replay), in the
+/// order it asks for them.
+#[derive(Default)]
+pub(super) struct ReplayOutputs {
+    pub into: VecDeque<Option<Tensor>>,
+    pub lent: Vec<Tensor>,
+    /// The scratch memory of the replay's temporaries, given back when it ends.
+    pub held: Vec<DevMem>,
+}
+
+/// Where a replayed kernel's output goes (`ReplayOutputs::next`).
+pub(super) enum Output {
+    /// The block of the program's tensor at this address.
+    Into(u64),
+    /// Scratch memory, for the replay only.
+    Scratch,
+    /// A block of the caching allocator, as outside a replay.
+    Fresh,
+}
+
+impl ReplayOutputs {
+    /// Where the next output, of `bytes`, goes.
+    pub fn next(&mut self, bytes: usize) -> Output {
+        match self.into.front() {
+            Some(Some(t)) if t.nbytes() == bytes => {
+                let addr = t.data_ptr();
+                if let Some(Some(t)) = self.into.pop_front() {
+                    self.lent.push(t);
+                }
+                Output::Into(addr)
+            }
+            Some(None) => {
+                self.into.pop_front();
+                Output::Scratch
+            }
+            _ => Output::Fresh,
+        }
+    }
+
+    /// The captured tensor whose block starts at `addr`, as an output of
+    /// `shape`.
+    pub fn tensor_at(&self, addr: u64, shape: Vec<usize>) -> Option<Tensor> {
+        let t = self.lent.iter().find(|t| t.data_ptr() == addr)?;
+        let strides = crate::runtime::shape::contiguous_strides(&shape);
+        Some(t.view(shape, strides, t.offset()))
+    }
+}
+
 /// One device and its current stream, as `exec` launches on it.
 pub struct OnDevice<'a> {
     devices: &'a Devices,
@@ -64,7 +115,7 @@ pub struct OnDevice<'a> {
     /// `--launch-blocking`: the host waits for each launch.
     blocking: bool,
     /// While a graph replays: the captured blocks its outputs go to.
-    replay: Option<&'a Mutex<super::graph::ReplayOutputs>>,
+    replay: Option<&'a Mutex<ReplayOutputs>>,
 }
 
 impl OnDevice<'_> {
@@ -119,12 +170,18 @@ impl Launcher for OnDevice<'_> {
 
     fn alloc(&self, dt: DType, n: usize) -> Result<DevMem, Error> {
         if let Some(outputs) = self.replay {
-            // A graph's replay: the output is the block its capture took.
-            if let Some(addr) = lock(outputs).next(n * dt.size()) {
-                return Ok(DevMem {
-                    addr,
-                    keep: Keep::Borrowed,
-                });
+            // A graph's replay: the output is the program's tensor its
+            // capture made, or scratch memory where the program dropped it.
+            let next = lock(outputs).next(n * dt.size());
+            match next {
+                Output::Into(addr) => {
+                    return Ok(DevMem {
+                        addr,
+                        keep: Keep::Borrowed,
+                    })
+                }
+                Output::Scratch => return self.scratch(dt, n),
+                Output::Fresh => {}
             }
         }
         let block = self
@@ -322,6 +379,27 @@ impl Runtime {
             Keep::Borrowed if self.replaying => {
                 let t = lock(&self.replay_outputs).tensor_at(addr, out.shape);
                 return t.ok_or_else(|| Error::value("internal error: a replay lost its output"));
+            }
+            // A replay's temporary (a result the program dropped): scratch
+            // memory, kept until the replay ends.
+            keep @ Keep::Scratch { .. } if self.replaying => {
+                let gpu = self.devices.gpu_handle(d).ok_or_else(no_driver)?;
+                let unowned = Memory::Device {
+                    gpu: Arc::clone(gpu),
+                    block: None,
+                    device: d,
+                };
+                let len = crate::runtime::shape::numel(&out.shape);
+                let bytes = DeviceBytes {
+                    block: unowned,
+                    addr,
+                    device: d,
+                    len,
+                    dtype: out.dtype,
+                    driver: Arc::clone(driver),
+                };
+                lock(&self.replay_outputs).held.push(DevMem { addr, keep });
+                return Ok(Tensor::in_device_memory(bytes, out.shape, Device::Cuda(d)));
             }
             _ => {
                 return Err(Error::value(

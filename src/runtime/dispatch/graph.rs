@@ -19,30 +19,43 @@
 //! invalidates the capture, as CUDA's `cudaErrorStreamCaptureUnsupported`
 //! does.
 
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+use super::device::ReplayOutputs;
 use super::Runtime;
 use crate::error::Error;
 use crate::runtime::lock::lock;
 use crate::runtime::stream::StreamKey;
 use crate::runtime::timing::Work;
-use crate::runtime::{Device, Tensor};
+use crate::runtime::{Device, Tensor, WeakTensor};
 
 /// An op's computation, as a replay runs it again: the op's inputs in,
 /// its new results out (none for an op that writes in place).
 pub(super) type Redo =
     Box<dyn Fn(&mut Runtime, &[&Tensor]) -> Result<Vec<Tensor>, Error> + Send + Sync>;
 
+/// Memory a captured op reads or writes: a tensor the graph keeps (one
+/// made before the capture: a static input, a parameter), or a view of the
+/// result of an earlier op of the graph, which the graph does not keep: the
+/// program's tensor while it holds one, else a temporary of the replay.
+enum Src {
+    Kept(Tensor),
+    Made {
+        slot: usize,
+        shape: Vec<usize>,
+        strides: Vec<isize>,
+        offset: usize,
+    },
+}
+
 /// One captured op.
 struct Step {
     redo: Redo,
-    /// The tensors it reads (kept alive by the graph, as PyTorch's graph
-    /// keeps its memory).
-    inputs: Vec<Tensor>,
-    /// The memory it writes: its results' blocks, in order, or the tensor
-    /// it updates.
-    dests: Vec<Tensor>,
+    /// The tensors it reads.
+    inputs: Vec<Src>,
+    /// The memory it writes: its results, in order (each a new slot), or
+    /// the tensor it updates.
+    dests: Vec<Src>,
     in_place: bool,
     /// Its items on the stream (an op of two results queues two).
     work: Vec<Work>,
@@ -67,6 +80,8 @@ pub(super) struct Capture {
     stream: StreamKey,
     steps: Vec<Step>,
     pending: Option<Pending>,
+    /// The results of the ops captured so far, not kept (`Src::Made`).
+    slots: Vec<WeakTensor>,
     /// Results the last step still has to finish (an op of several).
     open: usize,
     /// Why the capture is invalid (a sync was attempted): `capture_end` fails.
@@ -88,6 +103,42 @@ struct GraphState {
 struct Captured {
     device: u32,
     steps: Vec<Step>,
+    slots: Vec<WeakTensor>,
+}
+
+/// `t` as a step sees it: a view of an earlier step's result, or kept.
+fn source(slots: &[WeakTensor], t: Tensor) -> Src {
+    match slots.iter().position(|w| w.is_storage_of(&t)) {
+        Some(slot) => Src::Made {
+            slot,
+            shape: t.shape().to_vec(),
+            strides: t.strides().to_vec(),
+            offset: t.offset(),
+        },
+        None => Src::Kept(t),
+    }
+}
+
+/// A new result of a step: a slot of its own, not kept.
+fn new_slot(slots: &mut Vec<WeakTensor>, t: &Tensor) -> Src {
+    slots.push(t.downgrade());
+    source(slots, t.alias())
+}
+
+/// The tensor `src` names in a replay whose slots hold `live`.
+fn resolve(src: &Src, live: &[Option<Tensor>]) -> Result<Tensor, Error> {
+    match src {
+        Src::Kept(t) => Ok(t.alias()),
+        Src::Made {
+            slot,
+            shape,
+            strides,
+            offset,
+        } => live[*slot]
+            .as_ref()
+            .map(|t| t.view(shape.clone(), strides.clone(), *offset))
+            .ok_or_else(|| Error::value("internal error: a graph's step read a result not made")),
+    }
 }
 
 impl std::fmt::Debug for CudaGraph {
@@ -101,36 +152,6 @@ impl std::fmt::Debug for CudaGraph {
 impl CudaGraph {
     pub fn new() -> Arc<CudaGraph> {
         Arc::new(CudaGraph::default())
-    }
-}
-
-/// Where a replay's kernels put their outputs on a driver's device: the
-/// blocks the capture gave the op's results, in the order it asked for them.
-#[derive(Default)]
-pub(super) struct ReplayOutputs {
-    pub into: VecDeque<Tensor>,
-    pub lent: Vec<Tensor>,
-}
-
-impl ReplayOutputs {
-    /// The next captured block for an output of `bytes`, if a replay runs.
-    pub fn next(&mut self, bytes: usize) -> Option<u64> {
-        let t = self.into.front()?;
-        if t.nbytes() != bytes {
-            return None;
-        }
-        let t = self.into.pop_front()?;
-        let addr = t.data_ptr();
-        self.lent.push(t);
-        Some(addr)
-    }
-
-    /// The captured tensor whose block starts at `addr`, as an output of
-    /// `shape`.
-    pub fn tensor_at(&self, addr: u64, shape: Vec<usize>) -> Option<Tensor> {
-        let t = self.lent.iter().find(|t| t.data_ptr() == addr)?;
-        let strides = crate::runtime::shape::contiguous_strides(&shape);
-        Some(t.view(shape, strides, t.offset()))
     }
 }
 
@@ -319,7 +340,7 @@ impl Runtime {
             let step = c.steps.last_mut().expect("an open step exists");
             if let Some(t) = out {
                 t.clear_unwritten();
-                step.dests.push(t.alias());
+                step.dests.push(new_slot(&mut c.slots, t));
             }
             step.work.push(work);
             return Ok(true);
@@ -336,16 +357,21 @@ impl Runtime {
             return Ok(true);
         }
         let in_place = p.target.is_some();
-        let dests: Vec<Tensor> = p.target.into_iter().chain(out.map(Tensor::alias)).collect();
-        if !in_place {
-            // Captured work does not run: the result's block holds what
-            // fresh memory holds until a replay writes it.
-            dests.iter().for_each(Tensor::clear_unwritten);
-        }
+        let dests = match (p.target, out) {
+            (Some(t), _) => vec![source(&c.slots, t)],
+            (None, Some(t)) => {
+                // Captured work does not run: the result's block holds what
+                // fresh memory holds until a replay writes it.
+                t.clear_unwritten();
+                vec![new_slot(&mut c.slots, t)]
+            }
+            (None, None) => Vec::new(),
+        };
+        let inputs = p.inputs.into_iter().map(|t| source(&c.slots, t)).collect();
         c.open = p.results - 1;
         c.steps.push(Step {
             redo: p.redo,
-            inputs: p.inputs,
+            inputs,
             dests,
             in_place,
             work: vec![work],
@@ -364,7 +390,7 @@ impl Runtime {
             c.open -= 1;
             if let Some(step) = c.steps.last_mut() {
                 out.clear_unwritten();
-                step.dests.push(out.alias());
+                step.dests.push(new_slot(&mut c.slots, out));
             }
         }
     }
@@ -427,6 +453,7 @@ impl Runtime {
             stream,
             steps: Vec::new(),
             pending: None,
+            slots: Vec::new(),
             open: 0,
             invalid: false,
         });
@@ -456,6 +483,7 @@ impl Runtime {
         s.captured = Some(Captured {
             device: c.stream.device,
             steps: c.steps,
+            slots: c.slots,
         });
         Ok(())
     }
@@ -476,15 +504,23 @@ impl Runtime {
         let d = c.device;
         self.check_fault(d)?;
         let before = self.op;
-        let replayed = self.replay_steps(d, &c.steps);
+        let replayed = self.replay_steps(d, c);
         self.op = before;
+        // The replay's temporaries are done with (their scratch memory goes
+        // back for later work on the stream).
+        *lock(&self.replay_outputs) = ReplayOutputs::default();
         replayed
     }
 
     /// Each captured op run again, in order (`replay`).
-    fn replay_steps(&mut self, d: u32, steps: &[Step]) -> Result<(), Error> {
+    fn replay_steps(&mut self, d: u32, c: &Captured) -> Result<(), Error> {
+        // The program's tensors the results are, where it still holds them.
+        let mut live: Vec<Option<Tensor>> = c.slots.iter().map(WeakTensor::upgrade).collect();
+        // Which are the replay's own temporaries (the stream model does not
+        // track them: nothing outside the replay reads them).
+        let temporary: Vec<bool> = live.iter().map(Option::is_none).collect();
         let mut first = true;
-        for step in steps {
+        for step in &c.steps {
             self.op = step.op;
             if self.faults.contains(&d) {
                 // A kernel of this replay failed an assertion: as on a GPU,
@@ -492,15 +528,30 @@ impl Runtime {
                 // waits for it reports the error.
                 break;
             }
-            let inputs: Vec<&Tensor> = step.inputs.iter().collect();
+            let inputs = step
+                .inputs
+                .iter()
+                .map(|s| resolve(s, &live))
+                .collect::<Result<Vec<Tensor>, Error>>()?;
+            let inputs: Vec<&Tensor> = inputs.iter().collect();
             if !step.in_place {
                 let mut outputs = lock(&self.replay_outputs);
-                outputs.into.extend(step.dests.iter().map(Tensor::alias));
+                for dest in &step.dests {
+                    let into = match dest {
+                        Src::Made { slot, .. } => live[*slot].as_ref().map(Tensor::alias),
+                        Src::Kept(t) => Some(t.alias()),
+                    };
+                    outputs.into.push_back(into);
+                }
             }
             self.replaying = true;
             let out = (step.redo)(self, &inputs);
             self.replaying = false;
-            *lock(&self.replay_outputs) = ReplayOutputs::default();
+            {
+                let mut outputs = lock(&self.replay_outputs);
+                outputs.into.clear();
+                outputs.lent.clear();
+            }
             let out = match out {
                 // A driver's kernel asserted (an earlier one of this
                 // replay): reported by the next call that waits.
@@ -510,18 +561,31 @@ impl Runtime {
             if self.faults.contains(&d) {
                 break; // this step's kernel asserted (a simulated device)
             }
-            for (fresh, dest) in out.iter().zip(&step.dests) {
-                // The host's result (a simulated device's) goes into the
-                // captured block; a kernel wrote there itself.
-                if !fresh.shares_storage(dest) {
-                    *dest.write() = fresh.contiguous_buffer();
+            for (fresh, dest) in out.into_iter().zip(&step.dests) {
+                let Src::Made { slot, .. } = dest else {
+                    continue;
+                };
+                match &live[*slot] {
+                    // The host's result (a simulated device's) goes into
+                    // the program's tensor; a kernel wrote there itself.
+                    Some(t) if !fresh.shares_storage(t) => *t.write() = fresh.contiguous_buffer(),
+                    Some(_) => {}
+                    // A result the program dropped: the replay's own.
+                    None => live[*slot] = Some(fresh),
                 }
             }
-            if step.in_place {
-                step.dests.iter().for_each(Tensor::bump_version);
+            let mut dests = Vec::new();
+            for dest in &step.dests {
+                let t = resolve(dest, &live)?;
+                if step.in_place {
+                    t.bump_version();
+                }
+                let kept = !matches!(dest, Src::Made { slot, .. } if temporary[*slot]);
+                dests.push(kept.then_some(t));
             }
             for (k, &work) in step.work.iter().enumerate() {
-                self.issue_replayed(d, work, step.dests.get(k), first)?;
+                let out = dests.get(k).and_then(Option::as_ref);
+                self.issue_replayed(d, work, out, first)?;
                 first = false;
             }
         }

@@ -122,7 +122,7 @@ pub struct Runtime {
     /// block, and nothing is allocated or queued by the op itself.
     replaying: bool,
     /// The captured blocks a replayed op's kernels write (`graph.rs`).
-    replay_outputs: std::sync::Mutex<graph::ReplayOutputs>,
+    replay_outputs: std::sync::Mutex<device::ReplayOutputs>,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
