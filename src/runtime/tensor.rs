@@ -257,12 +257,6 @@ impl WeakTensor {
             own_version: None,
         })
     }
-
-    /// Whether `t` views this tensor's memory (while this lives, no other
-    /// memory can be at its address).
-    pub fn is_storage_of(&self, t: &Tensor) -> bool {
-        std::sync::Weak::as_ptr(&self.storage) == Arc::as_ptr(&t.storage)
-    }
 }
 
 #[derive(Debug)]

@@ -19,6 +19,7 @@
 //! invalidates the capture, as CUDA's `cudaErrorStreamCaptureUnsupported`
 //! does.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::device::ReplayOutputs;
@@ -81,7 +82,7 @@ pub(super) struct Capture {
     steps: Vec<Step>,
     pending: Option<Pending>,
     /// The results of the ops captured so far, not kept (`Src::Made`).
-    slots: Vec<WeakTensor>,
+    slots: Slots,
     /// Results the last step still has to finish (an op of several).
     open: usize,
     /// Why the capture is invalid (a sync was attempted): `capture_end` fails.
@@ -106,23 +107,34 @@ struct Captured {
     slots: Vec<WeakTensor>,
 }
 
-/// `t` as a step sees it: a view of an earlier step's result, or kept.
-fn source(slots: &[WeakTensor], t: Tensor) -> Src {
-    match slots.iter().position(|w| w.is_storage_of(&t)) {
-        Some(slot) => Src::Made {
-            slot,
-            shape: t.shape().to_vec(),
-            strides: t.strides().to_vec(),
-            offset: t.offset(),
-        },
-        None => Src::Kept(t),
-    }
+/// The results of a capture's ops, not kept, found by their memory.
+#[derive(Default)]
+struct Slots {
+    results: Vec<WeakTensor>,
+    by_storage: HashMap<usize, usize>,
 }
 
-/// A new result of a step: a slot of its own, not kept.
-fn new_slot(slots: &mut Vec<WeakTensor>, t: &Tensor) -> Src {
-    slots.push(t.downgrade());
-    source(slots, t.alias())
+impl Slots {
+    /// `t` as a step sees it: a view of an earlier step's result, or kept.
+    fn source(&self, t: Tensor) -> Src {
+        match self.by_storage.get(&t.storage_id()) {
+            Some(&slot) => Src::Made {
+                slot,
+                shape: t.shape().to_vec(),
+                strides: t.strides().to_vec(),
+                offset: t.offset(),
+            },
+            None => Src::Kept(t),
+        }
+    }
+
+    /// A new result of a step: a slot of its own. (While the slot lives,
+    /// no other memory can have the result's storage id.)
+    fn add(&mut self, t: &Tensor) -> Src {
+        self.by_storage.insert(t.storage_id(), self.results.len());
+        self.results.push(t.downgrade());
+        self.source(t.alias())
+    }
 }
 
 /// The tensor `src` names in a replay whose slots hold `live`.
@@ -340,7 +352,7 @@ impl Runtime {
             let step = c.steps.last_mut().expect("an open step exists");
             if let Some(t) = out {
                 t.clear_unwritten();
-                step.dests.push(new_slot(&mut c.slots, t));
+                step.dests.push(c.slots.add(t));
             }
             step.work.push(work);
             return Ok(true);
@@ -358,16 +370,16 @@ impl Runtime {
         }
         let in_place = p.target.is_some();
         let dests = match (p.target, out) {
-            (Some(t), _) => vec![source(&c.slots, t)],
+            (Some(t), _) => vec![c.slots.source(t)],
             (None, Some(t)) => {
                 // Captured work does not run: the result's block holds what
                 // fresh memory holds until a replay writes it.
                 t.clear_unwritten();
-                vec![new_slot(&mut c.slots, t)]
+                vec![c.slots.add(t)]
             }
             (None, None) => Vec::new(),
         };
-        let inputs = p.inputs.into_iter().map(|t| source(&c.slots, t)).collect();
+        let inputs = p.inputs.into_iter().map(|t| c.slots.source(t)).collect();
         c.open = p.results - 1;
         c.steps.push(Step {
             redo: p.redo,
@@ -390,7 +402,7 @@ impl Runtime {
             c.open -= 1;
             if let Some(step) = c.steps.last_mut() {
                 out.clear_unwritten();
-                step.dests.push(new_slot(&mut c.slots, out));
+                step.dests.push(c.slots.add(out));
             }
         }
     }
@@ -453,7 +465,7 @@ impl Runtime {
             stream,
             steps: Vec::new(),
             pending: None,
-            slots: Vec::new(),
+            slots: Slots::default(),
             open: 0,
             invalid: false,
         });
@@ -483,7 +495,7 @@ impl Runtime {
         s.captured = Some(Captured {
             device: c.stream.device,
             steps: c.steps,
-            slots: c.slots,
+            slots: c.slots.results,
         });
         Ok(())
     }
