@@ -196,6 +196,12 @@ impl Interp {
                     return Ok(());
                 }
             }
+            // While the stream captures a CUDA graph, a device value is not
+            // shown: showing it is a host read, which a capture cannot
+            // record (an explicit `print(x)` is CUDA's error, as in PyTorch).
+            if v.on_a_device() && self.rt.is_current_stream_capturing() {
+                return Ok(());
+            }
             self.show(v, span)?;
         }
         Ok(())

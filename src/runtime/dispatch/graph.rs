@@ -85,8 +85,8 @@ pub(super) struct Capture {
     slots: Slots,
     /// Results the last step still has to finish (an op of several).
     open: usize,
-    /// Why the capture is invalid (a sync was attempted): `capture_end` fails.
-    invalid: bool,
+    /// What made the capture invalid (a sync was attempted): `capture_end` fails.
+    invalid: Option<Refused>,
 }
 
 /// `torch.cuda.CUDAGraph`: empty until a capture ends, then its steps.
@@ -167,14 +167,42 @@ impl CudaGraph {
     }
 }
 
+/// What a capture was refused: a host read, or the host waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Refused {
+    HostRead,
+    Sync,
+}
+
+impl Refused {
+    fn what(self) -> &'static str {
+        match self {
+            Refused::HostRead => {
+                "a host read of a device tensor (`print(x)`, `.item()`, `.tolist()`, `.cpu()`)"
+            }
+            Refused::Sync => {
+                "the host waiting for the device (`torch.cuda.synchronize()`, \
+                 `s.synchronize()`, an event's `.synchronize()`)"
+            }
+        }
+    }
+}
+
 /// PyTorch's message for a sync or host read while a stream captures.
-fn not_permitted() -> Error {
-    Error::runtime(
-        "CUDA error: operation not permitted when stream is capturing\n\
-         CUDA kernel errors might be asynchronously reported at some other API call, so the \
-         stacktrace below might be incorrect.\n\
-         For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
-    )
+fn not_permitted(why: Refused) -> Error {
+    Error::Module {
+        class: "RuntimeError",
+        message: "CUDA error: operation not permitted when stream is capturing\n\
+                  CUDA kernel errors might be asynchronously reported at some other API call, \
+                  so the stacktrace below might be incorrect.\n\
+                  For debugging consider passing CUDA_LAUNCH_BLOCKING=1"
+            .into(),
+        help: Some(format!(
+            "{} waits for work a capture only records: read the graph's outputs after the \
+             capture ends and the graph is replayed",
+            why.what()
+        )),
+    }
 }
 
 impl Runtime {
@@ -409,11 +437,11 @@ impl Runtime {
 
     /// A sync or a host read while a capture is under way: CUDA's error,
     /// and the capture is invalid from now on.
-    pub(super) fn refuse_sync_while_capturing(&mut self) -> Result<(), Error> {
+    pub(super) fn refuse_sync_while_capturing(&mut self, why: Refused) -> Result<(), Error> {
         match self.capture.as_mut() {
             Some(c) => {
-                c.invalid = true;
-                Err(not_permitted())
+                c.invalid = Some(why);
+                Err(not_permitted(why))
             }
             None => Ok(()),
         }
@@ -467,7 +495,7 @@ impl Runtime {
             pending: None,
             slots: Slots::default(),
             open: 0,
-            invalid: false,
+            invalid: None,
         });
         Ok(())
     }
@@ -487,10 +515,17 @@ impl Runtime {
         }
         let mut s = lock(&graph.state);
         s.capturing = false;
-        if c.invalid {
-            return Err(Error::runtime(
-                "CUDA error: operation failed due to a previous error during capture",
-            ));
+        if let Some(why) = c.invalid {
+            return Err(Error::Module {
+                class: "RuntimeError",
+                message: "CUDA error: operation failed due to a previous error during capture"
+                    .into(),
+                help: Some(format!(
+                    "the capture was invalidated by {} inside it: capture again, into a new \
+                     CUDAGraph, without it",
+                    why.what()
+                )),
+            });
         }
         s.captured = Some(Captured {
             device: c.stream.device,
@@ -511,7 +546,10 @@ impl Runtime {
         };
         if self.capture.is_some() {
             drop(state);
-            return self.refuse_sync_while_capturing().map(|_| ());
+            return Err(Error::NotAvailable {
+                message: "cudash cannot replay a CUDA graph into another capture".into(),
+                help: "replay it before or after the capture".into(),
+            });
         }
         let d = c.device;
         self.check_fault(d)?;

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::device::driver_error;
+use super::graph::Refused;
 use super::Runtime;
 use crate::error::Error;
 use crate::runtime::event::{DriverEvent, Event, Recorded, StreamRef};
@@ -228,7 +229,7 @@ impl Runtime {
     /// `set_sync_debug_mode` reports (freeing cached blocks, a collective's
     /// barrier, the end of a `time` loop).
     pub fn sync_stream_quietly(&mut self, key: StreamKey) -> Result<(), Error> {
-        self.refuse_sync_while_capturing()?;
+        self.refuse_sync_while_capturing(Refused::Sync)?;
         self.check_fault(key.device)?;
         self.counters.host_syncs += 1;
         let before = self.sync_began();
@@ -244,7 +245,7 @@ impl Runtime {
 
     /// The host waits for every stream of a device.
     pub fn sync_device(&mut self, d: u32) -> Result<(), Error> {
-        self.refuse_sync_while_capturing()?;
+        self.refuse_sync_while_capturing(Refused::Sync)?;
         self.check_fault(d)?;
         self.counters.host_syncs += 1;
         let before = self.sync_began();
@@ -261,7 +262,7 @@ impl Runtime {
         let Some(r) = e.recorded() else {
             return Ok(());
         };
-        self.refuse_sync_while_capturing()?;
+        self.refuse_sync_while_capturing(Refused::Sync)?;
         self.check_fault(r.mark.stream.device)?;
         self.counters.host_syncs += 1;
         let before = self.sync_began();
@@ -280,7 +281,7 @@ impl Runtime {
         if self.devices.count() == 0 {
             return Ok(());
         }
-        self.refuse_sync_while_capturing()?;
+        self.refuse_sync_while_capturing(Refused::Sync)?;
         self.counters.host_syncs += 1;
         let before = self.sync_began();
         for d in 0..self.devices.count() {
@@ -319,7 +320,7 @@ impl Runtime {
         let mut streams: Vec<StreamKey> = Vec::new();
         if tensors.iter().any(|t| t.device().is_cuda()) {
             // A copy to pageable host memory cannot be captured.
-            self.refuse_sync_while_capturing()?;
+            self.refuse_sync_while_capturing(Refused::HostRead)?;
         }
         for t in tensors {
             let Device::Cuda(d) = t.device() else {
