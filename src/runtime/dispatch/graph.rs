@@ -27,6 +27,7 @@ use super::Runtime;
 use crate::error::Error;
 use crate::runtime::lock::lock;
 use crate::runtime::stream::StreamKey;
+use crate::runtime::timeline::HostCall;
 use crate::runtime::timing::Work;
 use crate::runtime::{Device, Tensor, WeakTensor};
 
@@ -635,7 +636,8 @@ impl Runtime {
             }
             for (k, &work) in step.work.iter().enumerate() {
                 let out = dests.get(k).and_then(Option::as_ref);
-                self.issue_replayed(d, work, out, first)?;
+                // The host pays one launch, the graph's, for all of it.
+                self.queue(d, work, out, first.then_some(HostCall::Graph))?;
                 first = false;
             }
         }

@@ -383,9 +383,7 @@ impl Runtime {
     ) -> Result<(StreamId, u64), Error> {
         if self.capture.is_some() && self.capture_work(d, work, out)? {
             // Recorded into a CUDA graph: it runs at the graph's replays.
-            let gpu = self.devices.gpu(d).expect("work goes to existing devices");
-            let s = gpu.streams.current();
-            return Ok((s, gpu.streams.get(s).issued));
+            return Ok(self.tail(d));
         }
         let call = match work {
             Work::Copy { .. } => HostCall::Copy,
@@ -394,21 +392,16 @@ impl Runtime {
         self.queue(d, work, out, Some(call))
     }
 
-    /// A replayed graph's op (`graph.rs`): queued as the op itself queues
-    /// it, the host paying one launch, `cudaGraphLaunch`, for the whole
-    /// graph (`first`).
-    fn issue_replayed(
-        &mut self,
-        d: u32,
-        work: Work,
-        out: Option<&Tensor>,
-        first: bool,
-    ) -> Result<(StreamId, u64), Error> {
-        self.queue(d, work, out, first.then_some(HostCall::Graph))
+    /// The current stream of device `d` and its last item: where work
+    /// that queues nothing leaves it.
+    fn tail(&self, d: u32) -> (StreamId, u64) {
+        let gpu = self.devices.gpu(d).expect("work goes to existing devices");
+        let s = gpu.streams.current();
+        (s, gpu.streams.get(s).issued)
     }
 
-    /// Queues `work` as `issue` does; `call` the host's launch of it (none
-    /// for a graph's kernel after its first).
+    /// Queues `work` as `issue` does; `call` the host's launch of it (a
+    /// replayed graph's first kernel is `cudaGraphLaunch`, its others none).
     fn queue(
         &mut self,
         d: u32,
@@ -419,9 +412,7 @@ impl Runtime {
         if work.is_empty() {
             // As PyTorch: an op on empty tensors launches nothing (its
             // kernels and copies return early when there is no element).
-            let gpu = self.devices.gpu(d).expect("work goes to existing devices");
-            let s = gpu.streams.current();
-            return Ok((s, gpu.streams.get(s).issued));
+            return Ok(self.tail(d));
         }
         // Only work that reaches the driver reports a fault (see `fault.rs`).
         self.check_fault(d)?;
