@@ -117,10 +117,10 @@ pub enum Error {
     /// on whether expandable segments are on.
     #[error(
         "CUDA out of memory. Tried to allocate {}. GPU {} has a total capacity of {} of which {} is free. \
-         {}{}Of the allocated memory {} is allocated by PyTorch, and {} is reserved by PyTorch but unallocated.{}",
+         {}{}Of the allocated memory {} is allocated by PyTorch, {}and {} is reserved by PyTorch but unallocated.{}",
         format_size(*segment), gpu_index(device), format_size(*capacity), format_size(*free),
-        process_of(process), allowed_of(allowed), format_size(*allocated), format_size(reserved - allocated),
-        oom_tail(*expandable)
+        process_of(process), allowed_of(allowed), format_size(allocated + private), private_of(*private),
+        format_size(reserved.saturating_sub(allocated + private)), oom_tail(*expandable)
     )]
     OutOfMemory {
         device: Device,
@@ -133,6 +133,9 @@ pub enum Error {
         free: usize,
         allocated: usize,
         reserved: usize,
+        /// The free bytes cached in private pools (CUDA graphs'), which
+        /// PyTorch counts as allocated.
+        private: usize,
         /// `set_per_process_memory_fraction`'s limit, when one is set.
         allowed: Option<usize>,
         /// What this process holds on the device (NVML's figure), when known.
@@ -292,6 +295,17 @@ fn oom_tail(expandable: bool) -> &'static str {
 
 /// "1.6 GiB allowed; " (PyTorch's words for a memory fraction's limit),
 /// or nothing.
+/// PyTorch's clause for memory cached in private pools, where there is some.
+fn private_of(private: usize) -> String {
+    match private {
+        0 => String::new(),
+        p => format!(
+            "with {} allocated in private pools (e.g., CUDA Graphs), ",
+            format_size(p)
+        ),
+    }
+}
+
 fn allowed_of(allowed: &Option<usize>) -> String {
     allowed.map_or(String::new(), |a| format!("{} allowed; ", format_size(a)))
 }

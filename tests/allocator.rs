@@ -301,3 +301,235 @@ fn garbage_collection_gives_back_the_oldest_cached_segments() {
     a.free(big);
     a.check().unwrap();
 }
+
+/// What a program does to private memory pools (CUDA graphs' captures,
+/// `MemPool`s) between allocations.
+#[derive(Debug, Clone)]
+enum PoolOp {
+    Alloc {
+        size: usize,
+        stream: u32,
+    },
+    Free(usize),
+    EmptyCache,
+    /// `beginAllocateToPool`: one stream's allocations (a capture), or
+    /// every stream's (`use_mem_pool`), go to pool (0, n).
+    Begin {
+        pool: u64,
+        stream: Option<u32>,
+    },
+    /// `endAllocateToPool` of the `i`th route under way.
+    End(usize),
+    /// `releasePool`: a graph using pool (0, n) is reset.
+    Release(u64),
+}
+
+fn pool_op() -> impl Strategy<Value = PoolOp> {
+    prop_oneof![
+        6 => (prop_oneof![1usize..4096, 4096usize..(2 << 20), (1usize << 20)..(24 << 20)], 0u32..3)
+            .prop_map(|(size, stream)| PoolOp::Alloc { size, stream }),
+        5 => any::<usize>().prop_map(PoolOp::Free),
+        1 => Just(PoolOp::EmptyCache),
+        2 => (1u64..4, prop::option::of(0u32..3))
+            .prop_map(|(pool, stream)| PoolOp::Begin { pool, stream }),
+        2 => any::<usize>().prop_map(PoolOp::End),
+        1 => (1u64..4).prop_map(PoolOp::Release),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Each block comes from the pool its stream allocates to at the time
+    /// (a private pool's segment, or an ordinary one), a private pool's
+    /// segments survive `empty_cache()` while anything uses the pool, and
+    /// everything goes back once the pools are released and the blocks
+    /// freed.
+    #[test]
+    fn private_pools_keep_their_memory_to_themselves(
+        ops in prop::collection::vec(pool_op(), 1..120),
+        expandable in any::<bool>(),
+    ) {
+        let mut a = CachingAllocator::new(Capacity::new(256 << 20));
+        a.set_config(AllocatorConfig {
+            expandable_segments: expandable,
+            ..Default::default()
+        });
+        let mut live: Vec<Block> = Vec::new();
+        let mut routes: Vec<((u64, u64), Option<u32>)> = Vec::new();
+        let pool_of = |a: &CachingAllocator<Capacity>, b: &Block| {
+            a.segments()
+                .find(|s| s.id == b.segment)
+                .map(|s| s.pool_id)
+        };
+        for op in ops {
+            match op {
+                PoolOp::Alloc { size, stream } => {
+                    let want = routes
+                        .iter()
+                        .find(|(_, s)| s.is_none_or(|s| s == stream))
+                        .map_or((0, 0), |&(id, _)| id);
+                    if let Ok(b) = a.malloc(size, stream) {
+                        prop_assert_eq!(pool_of(&a, &b), Some(want), "{:?}", b);
+                        live.push(b);
+                    }
+                }
+                PoolOp::Free(i) if !live.is_empty() => {
+                    let b = live.swap_remove(i % live.len());
+                    a.free(b);
+                }
+                PoolOp::Free(_) => {}
+                PoolOp::EmptyCache => {
+                    let kept: Vec<u64> = a
+                        .segments()
+                        .filter(|s| s.pool_id != (0, 0) && a.pool_use_count(s.pool_id) > 0)
+                        .map(|s| s.handle)
+                        .collect();
+                    a.empty_cache();
+                    for handle in kept {
+                        prop_assert!(
+                            a.segments().any(|s| s.handle == handle),
+                            "a pool in use lost a segment"
+                        );
+                    }
+                }
+                PoolOp::Begin { pool, stream } => {
+                    let id = (0, pool);
+                    let routed = routes.iter().any(|(r, _)| *r == id);
+                    let before = a.pool_use_count(id);
+                    match a.begin_allocate_to_pool(id, stream) {
+                        Ok(()) => {
+                            prop_assert!(!routed);
+                            prop_assert_eq!(a.pool_use_count(id), before + 1);
+                            routes.push((id, stream));
+                        }
+                        Err(_) => prop_assert!(routed || before == 0),
+                    }
+                }
+                PoolOp::End(i) if !routes.is_empty() => {
+                    let (id, _) = routes.remove(i % routes.len());
+                    a.end_allocate_to_pool(id);
+                }
+                PoolOp::End(_) => {}
+                PoolOp::Release(pool) => {
+                    let id = (0, pool);
+                    if a.pool_use_count(id) > 0 && !routes.iter().any(|(r, _)| *r == id) {
+                        a.release_pool(id);
+                    }
+                }
+            }
+            if let Err(e) = a.check() {
+                prop_assert!(false, "{e}");
+            }
+        }
+        for (id, _) in routes.drain(..) {
+            a.end_allocate_to_pool(id);
+        }
+        for pool in 1..4 {
+            while a.pool_use_count((0, pool)) > 0 {
+                a.release_pool((0, pool));
+            }
+        }
+        for b in live.drain(..) {
+            a.free(b);
+        }
+        a.empty_cache();
+        prop_assert_eq!(a.stats().reserved_bytes.all.current, 0);
+        prop_assert_eq!(a.source().used, 0);
+        prop_assert_eq!(a.segments().count(), 0);
+    }
+}
+
+/// The CUDA notes' "sharing memory across captures": a capture into
+/// another's pool reuses the memory that one freed, and a pool's segments
+/// stay reserved until no graph uses it.
+#[test]
+fn a_shared_pool_reuses_what_the_first_capture_freed() {
+    let mut a = CachingAllocator::new(Capacity::new(1 << 30));
+    let x = a.malloc(4 << 20, 0).unwrap();
+    // Graph 1 captures on stream 1: a temporary, then its output.
+    a.begin_allocate_to_pool((1, 0), Some(1)).unwrap();
+    let tmp = a.malloc(4 << 20, 1).unwrap();
+    let out1 = a.malloc(4 << 20, 1).unwrap();
+    a.free(tmp);
+    a.end_allocate_to_pool((1, 0));
+    let reserved = a.stats().reserved_bytes.all.current;
+    assert_eq!(reserved, 40 << 20, "x's segment and the pool's");
+    // An eager allocation on stream 1 does not get the pool's free block.
+    let eager = a.malloc(4 << 20, 1).unwrap();
+    assert_eq!(a.stats().reserved_bytes.all.current, 60 << 20);
+    a.free(eager);
+    // Graph 2 shares graph 1's pool: it takes the block the temporary left.
+    a.begin_allocate_to_pool((1, 0), Some(1)).unwrap();
+    let out2 = a.malloc(4 << 20, 1).unwrap();
+    a.end_allocate_to_pool((1, 0));
+    assert_eq!((out2.segment, out2.offset), (tmp.segment, tmp.offset));
+    assert_eq!(a.pool_use_count((1, 0)), 2);
+    a.empty_cache();
+    assert_eq!(
+        a.stats().reserved_bytes.all.current,
+        40 << 20,
+        "the eager block's segment went back; the pool's stays"
+    );
+    a.free(out1);
+    a.free(out2);
+    a.empty_cache();
+    assert_eq!(
+        a.stats().reserved_bytes.all.current,
+        40 << 20,
+        "both graphs still use the pool"
+    );
+    a.release_pool((1, 0));
+    a.empty_cache();
+    assert_eq!(
+        a.stats().reserved_bytes.all.current,
+        40 << 20,
+        "graph 2 still does"
+    );
+    a.release_pool((1, 0));
+    a.empty_cache();
+    assert_eq!(
+        a.stats().reserved_bytes.all.current,
+        20 << 20,
+        "only x's segment is left"
+    );
+    assert_eq!(a.pool_use_count((1, 0)), 0);
+    a.free(x);
+    a.check().unwrap();
+}
+
+/// While a capture is under way, an allocation that does not fit fails
+/// without releasing the cache (PyTorch's `cudaFree` would wait for the
+/// device); PyTorch's message counts the private pools' free blocks as
+/// allocated.
+#[test]
+fn out_of_memory_during_a_capture_keeps_the_cache() {
+    let mut a = CachingAllocator::new(Capacity::new(64 << 20));
+    let x = a.malloc(30 << 20, 0).unwrap();
+    a.free(x);
+    a.begin_allocate_to_pool((1, 0), Some(1)).unwrap();
+    let t = a.malloc(8 << 20, 1).unwrap();
+    a.free(t);
+    let err = a.malloc(40 << 20, 1).unwrap_err();
+    assert_eq!(a.stats().num_alloc_retries, 0);
+    assert_eq!(
+        a.stats().reserved_bytes.all.current,
+        (30 << 20) + (20 << 20)
+    );
+    let cudash::runtime::alloc::AllocError::OutOfMemory(oom) = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(oom.private, 20 << 20);
+    let msg = err.to_error(cudash::runtime::Device::Cuda(0)).to_string();
+    assert!(
+        msg.contains(
+            "Of the allocated memory 20.00 MiB is allocated by PyTorch, with 20.00 MiB allocated \
+             in private pools (e.g., CUDA Graphs), and 30.00 MiB is reserved by PyTorch but unallocated."
+        ),
+        "{msg}"
+    );
+    a.end_allocate_to_pool((1, 0));
+    a.release_pool((1, 0));
+    a.empty_cache();
+    assert_eq!(a.stats().reserved_bytes.all.current, 0);
+}

@@ -813,6 +813,26 @@ options:
     assert_eq!(String::from_utf8_lossy(&o.stdout), format!("{usage}{help}"));
 }
 
+/// The CUDA notes' "Graph memory management" (`cuda_only/graph_memory.py`):
+/// a capture allocates from its graph's private pool, which eager tensors
+/// do not use and `empty_cache()` keeps while a graph uses it; a capture
+/// sharing another's pool reuses what that one freed; the snapshot names
+/// each segment's pool. The figures follow PyTorch's allocator rules.
+#[test]
+fn graph_memory_pools_as_the_cuda_notes_describe() {
+    let program = pasted().join("cuda_only/graph_memory.py");
+    let want = std::fs::read_to_string(program.with_extension("py.expected")).unwrap();
+    for backend in ["sim", "emu"] {
+        let (got, stderr) = run_both_in(
+            Path::new(env!("CARGO_MANIFEST_DIR")),
+            &program,
+            &["--sim-devices", "1", "--backend", backend],
+        );
+        assert_eq!(got, want, "on {backend}");
+        assert_eq!(stderr, "", "on {backend}");
+    }
+}
+
 /// The CUDA notes' CUDA Graphs examples (`cuda_only/cuda_graphs.py`):
 /// capture runs nothing (the output reads as fresh memory, an in-place
 /// counter stays put), each replay reads the static input as it is then,

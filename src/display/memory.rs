@@ -196,8 +196,14 @@ pub fn map(info: &DeviceInfo, gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<Strin
             bar[lo..hi.min(WIDTH)].iter_mut().for_each(|c| *c = mark);
         }
         let size = segment_size(&seg);
+        // A CUDA graph's (or a `MemPool`'s) memory: reused only by what
+        // allocates into that pool.
+        let private = match seg.pool_id {
+            (0, 0) => String::new(),
+            (a, b) => format!(", private pool ({a}, {b})"),
+        };
         out.push_str(&format!(
-            "\n  segment {} ({pool} pool, {size}, stream {})\n  |{}|",
+            "\n  segment {} ({pool} pool, {size}, stream {}{private})\n  |{}|",
             seg.id,
             stream_name(seg.stream),
             bar.iter().collect::<String>()

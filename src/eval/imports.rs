@@ -890,6 +890,12 @@ static NATIVES: &[Native] = &[
         name: "_cudash.is_current_stream_capturing",
     },
     Native {
+        name: "_cudash.graph_pool",
+    },
+    Native {
+        name: "_cudash.graph_pool_handle",
+    },
+    Native {
         name: "torch.cuda.set_stream",
     },
     Native {

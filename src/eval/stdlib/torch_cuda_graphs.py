@@ -13,7 +13,7 @@ class CUDAGraph:
     def __init__(self, keep_graph=False):
         self._graph = _cudash.graph_new()
         self._keep_graph = keep_graph
-        self._pool = None
+        self._ended = False
 
     def capture_begin(self, pool=None, capture_error_mode="global"):
         if capture_error_mode not in ("global", "thread_local", "relaxed"):
@@ -21,14 +21,16 @@ class CUDAGraph:
                 "Unknown capture error mode. Expected `global`, `thread_local`, or `relaxed`, got "
                 + str(capture_error_mode)
             )
-        _cudash.graph_capture_begin(self._graph)
-        self._pool = pool if pool is not None else graph_pool_handle()
+        # A MemPool is shared by its id.
+        pool = getattr(pool, "id", pool)
+        _cudash.graph_capture_begin(self._graph, pool)
 
     def capture_end(self):
         _cudash.graph_capture_end(self._graph)
+        self._ended = True
 
     def instantiate(self):
-        if self._pool is None:
+        if not self._ended:
             raise RuntimeError("capture_end() must have been called before calling instantiate")
 
     def replay(self):
@@ -36,23 +38,20 @@ class CUDAGraph:
 
     def reset(self):
         _cudash.graph_reset(self._graph)
+        self._ended = False
 
     def pool(self):
-        if self._pool is None:
-            raise RuntimeError("Called CUDAGraph::pool() without a preceding successful capture.")
-        return self._pool
+        """The id of the private memory pool this graph's capture
+        allocated from: pass it as another capture's `pool` to share it."""
+        return _cudash.graph_pool(self._graph)
 
     def enable_debug_mode(self):
         pass
 
 
-_pools = [0]
-
-
 def graph_pool_handle():
     """An opaque token naming a memory pool graphs may share."""
-    _pools[0] += 1
-    return (0, _pools[0])
+    return _cudash.graph_pool_handle()
 
 
 def is_current_stream_capturing():

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{BlockState, CachingAllocator, Pool, SegmentSource, Stats, StreamId, NIL};
+use super::{BlockState, CachingAllocator, Lane, Pool, SegmentSource, Stats, StreamId, NIL};
 
 impl<S: SegmentSource> CachingAllocator<S> {
     /// Checks the invariants: blocks tile each segment, the links agree, the free
@@ -53,7 +53,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                             s.id, n.offset
                         ));
                     }
-                    unmapped.insert((pool, s.stream, n.base + n.offset as u64, i));
+                    unmapped.insert((pool, n.lane(), n.base + n.offset as u64, i));
                     (prev_unmapped, prev_free) = (true, false);
                     prev = i;
                     i = n.next;
@@ -72,8 +72,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
                             ));
                         }
                         match s.expandable {
-                            true => expandable_free.insert((s.pool, s.stream, n.size, i)),
-                            false => free_keys.insert((s.pool, s.stream, n.size, i)),
+                            true => expandable_free.insert((s.pool, n.lane(), n.size, i)),
+                            false => free_keys.insert((s.pool, n.lane(), n.size, i)),
                         };
                         if split {
                             counted.inactive_split.increase(pool, 1);
@@ -136,21 +136,20 @@ impl<S: SegmentSource> CachingAllocator<S> {
     }
 
     /// Every free block in the index, for `check`.
-    fn indexed(&self) -> BTreeSet<(Pool, StreamId, usize, u32)> {
+    fn indexed(&self) -> BTreeSet<(Pool, Lane, usize, u32)> {
         let mut out: BTreeSet<_> = self
             .large
             .iter()
-            .map(|&(st, size, i)| (Pool::Large, st, size, i))
+            .map(|&(lane, size, i)| (Pool::Large, lane, size, i))
             .collect();
-        for (st, bins) in self.small.iter().enumerate() {
-            let Some(bins) = bins else { continue };
+        for (&lane, bins) in &self.small {
             for (w, &word) in bins.bits.iter().enumerate() {
                 let mut word = word;
                 while word != 0 {
                     let c = w * 64 + word.trailing_zeros() as usize;
                     word &= word - 1;
                     for &i in &bins.bins[c] {
-                        out.insert((Pool::Small, st as StreamId, self.nodes[i as usize].size, i));
+                        out.insert((Pool::Small, lane, self.nodes[i as usize].size, i));
                     }
                 }
             }
@@ -161,7 +160,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 .enumerate()
                 .any(|(c, b)| !b.is_empty() && bins.bits[c / 64] & (1 << (c % 64)) == 0)
             {
-                out.insert((Pool::Small, StreamId::MAX, 0, u32::MAX));
+                out.insert((Pool::Small, (u32::MAX, StreamId::MAX), 0, u32::MAX));
             }
         }
         out

@@ -17,7 +17,7 @@
 
 use super::history::Action;
 use super::{
-    none_if_out_of_memory, AllocError, BlockState, CachingAllocator, Node, Pool, Segment,
+    none_if_out_of_memory, AllocError, BlockState, CachingAllocator, Lane, Node, Pool, Segment,
     SegmentSource, StreamId, LARGE_SEGMENT, NIL, SMALL_SEGMENT,
 };
 
@@ -76,7 +76,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
     pub(super) fn expandable_fit(
         &self,
         pool: Pool,
-        stream: StreamId,
+        lane: Lane,
         size: usize,
         regular: Option<u32>,
     ) -> Option<u32> {
@@ -84,7 +84,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         let before_regular = |s: usize| regular_size.is_none_or(|r| s < r);
         let mut blocks = self
             .expandable_free
-            .range((pool, stream, size, 0)..=(pool, stream, usize::MAX, u32::MAX))
+            .range((pool, lane, size, 0)..=(pool, lane, usize::MAX, u32::MAX))
             .map(|&(_, _, s, i)| (s, i))
             .peekable();
         // The next candidate in order of size.
@@ -119,10 +119,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
     pub(super) fn try_expandable(
         &mut self,
         pool: Pool,
-        stream: StreamId,
+        lane: Lane,
         size: usize,
     ) -> Result<Option<u32>, AllocError> {
-        let mut at = self.find_expandable(pool, stream, size)?;
+        let mut at = self.find_expandable(pool, lane, size)?;
         if !self.nodes[at as usize].mapped {
             let want = self.nodes[at as usize].size.min(size);
             match self.map_node(at, want)? {
@@ -147,12 +147,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
     /// expandable segments of `pool` where free and unmapped blocks in a
     /// row hold `size` bytes (starting at the free block before an
     /// unmapped one), else a new segment's whole address space.
-    fn find_expandable(
-        &mut self,
-        pool: Pool,
-        stream: StreamId,
-        size: usize,
-    ) -> Result<u32, AllocError> {
+    fn find_expandable(&mut self, pool: Pool, lane: Lane, size: usize) -> Result<u32, AllocError> {
         let free = |i: u32| {
             self.nodes
                 .get(i as usize)
@@ -160,7 +155,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         };
         for &(_, _, _, u) in self
             .unmapped
-            .range((pool, stream, 0, 0)..=(pool, stream, u64::MAX, u32::MAX))
+            .range((pool, lane, 0, 0)..=(pool, lane, u64::MAX, u32::MAX))
         {
             let prev = self.nodes[u as usize].prev;
             let start = if free(prev) { prev } else { u };
@@ -179,8 +174,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
         let base = none_if_out_of_memory(self.source.reserve_address(bytes))?.ok_or_else(|| {
             AllocError::Failed("cuMemAddressReserve: out of address space".into())
         })?;
-        let first = self.add_segment(base, bytes, pool, stream, true);
-        self.unmapped.insert((pool, stream, base, first));
+        let first = self.add_segment(base, bytes, pool, lane, true);
+        self.unmapped.insert((pool, lane, base, first));
         Ok(first)
     }
 
@@ -201,7 +196,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 return none_if_out_of_memory(Err(e));
             }
         }
-        self.unmapped.remove(&(n.pool, n.stream, addr, i));
+        self.unmapped.remove(&(n.pool, n.lane(), addr, i));
         if len < n.size {
             let rest = self.insert_after(
                 i,
@@ -212,7 +207,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 },
             );
             self.unmapped
-                .insert((n.pool, n.stream, addr + len as u64, rest));
+                .insert((n.pool, n.lane(), addr + len as u64, rest));
         }
         let m = &mut self.nodes[i as usize];
         m.size = len;
@@ -241,7 +236,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 self.index_remove(side);
             } else {
                 self.unmapped
-                    .remove(&(m.pool, m.stream, m.base + m.offset as u64, side));
+                    .remove(&(m.pool, m.lane(), m.base + m.offset as u64, side));
             }
             let (lo, hi) = if m.offset < self.nodes[at as usize].offset {
                 (side, at)
@@ -302,7 +297,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         let at = self.merge_neighbours(i);
         let u = self.nodes[at as usize];
         self.unmapped
-            .insert((u.pool, u.stream, u.base + u.offset as u64, at));
+            .insert((u.pool, u.lane(), u.base + u.offset as u64, at));
         let st = &mut self.stats;
         st.reserved_bytes.decrease(n.pool, (end - begin) as u64);
         st.num_device_free += 1;
@@ -310,7 +305,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         if u.prev == NIL && u.next == NIL {
             // PyTorch's `release_expandable_segment`.
             self.unmapped
-                .remove(&(u.pool, u.stream, u.base + u.offset as u64, at));
+                .remove(&(u.pool, u.lane(), u.base + u.offset as u64, at));
             self.segments.remove(&u.segment);
             self.spare.push(at);
             self.source.release_address(u.base, u.size);
@@ -326,7 +321,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             let free: Vec<u32> = self
                 .expandable_free
                 .iter()
-                .filter(|k| k.0 == pool)
+                .filter(|k| k.0 == pool && self.releasable(k.1 .0))
                 .map(|k| k.3)
                 .collect();
             for i in free {
@@ -343,12 +338,15 @@ impl<S: SegmentSource> CachingAllocator<S> {
         let mut streams: Vec<StreamId> = self
             .expandable_free
             .iter()
-            .filter(|&&(pool, _, _, i)| {
+            .filter(|&&(pool, (owner, _), _, i)| {
+                if !self.releasable(owner) {
+                    return false;
+                }
                 let n = &self.nodes[i as usize];
                 let page = page_size(pool);
                 n.offset.div_ceil(page) * page < (n.offset + n.size) / page * page
             })
-            .map(|k| k.1)
+            .map(|k| k.1 .1)
             .collect();
         streams.sort_unstable();
         streams.dedup();

@@ -101,6 +101,16 @@ pub enum Pool {
 /// A stream, by index on its device (0 is the default stream).
 pub type StreamId = u32;
 
+/// A memory pool's id, as PyTorch's `MempoolId_t`: (0, 0) for the
+/// ordinary pools; a CUDA graph's private pool is (n, 0), one from
+/// `graph_pool_handle()` or a `MemPool` (0, n).
+pub type MempoolId = (u64, u64);
+
+/// Whose free blocks a block joins: the ordinary pools' (owner 0) or a
+/// private pool's (its owner number), and of which stream. A block is
+/// reused only in its own lane.
+type Lane = (u32, StreamId);
+
 /// An allocated block: where it is and how big.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Block {
@@ -139,6 +149,11 @@ pub struct Segment {
     pub frame: Frame,
     /// Part of an expandable segment (`expandable_segments:True`).
     pub expandable: bool,
+    /// The private pool it belongs to (a CUDA graph's, a `MemPool`'s), or
+    /// (0, 0): PyTorch's `segment_pool_id`.
+    pub pool_id: MempoolId,
+    /// Its private pool's owner number (0: the ordinary pools).
+    owner: u32,
     /// The first block (lowest offset); blocks link to their neighbours.
     first: u32,
     /// Where it starts in the address space its blocks' offsets count
@@ -169,6 +184,8 @@ struct Node {
     next: u32,
     pool: Pool,
     stream: StreamId,
+    /// The private pool it belongs to (0: the ordinary pools).
+    owner: u32,
     /// Position in its size bin while free in the small pool.
     bin_pos: u32,
     /// The statement that allocated it (while it is in use).
@@ -191,6 +208,21 @@ impl Node {
     fn is_split(&self) -> bool {
         self.prev != NIL || self.next != NIL
     }
+
+    fn lane(&self) -> Lane {
+        (self.owner, self.stream)
+    }
+}
+
+/// A private memory pool (PyTorch's `PrivatePool`): the memory CUDA graph
+/// captures (or a `MemPool`'s users) allocate. Its blocks are reused only
+/// by allocations routed to it, and its segments stay reserved while
+/// anything uses it, whatever `empty_cache()` is asked.
+#[derive(Debug, Clone)]
+struct PrivatePool {
+    id: MempoolId,
+    /// The graphs (and `MemPool`s, and `use_mem_pool` blocks) using it.
+    use_count: u32,
 }
 
 /// Why an allocation failed, with the figures for the message.
@@ -204,6 +236,8 @@ pub struct OutOfMemory {
     pub free: usize,
     pub allocated: usize,
     pub reserved: usize,
+    /// Free bytes cached in private pools (PyTorch counts them allocated).
+    pub private: usize,
     /// `set_per_process_memory_fraction`'s limit, when one is set.
     pub allowed: Option<usize>,
     /// What this process holds on the device, as NVML tells PyTorch.
@@ -233,6 +267,7 @@ impl AllocError {
                 free: oom.free,
                 allocated: oom.allocated,
                 reserved: oom.reserved,
+                private: oom.private,
                 allowed: oom.allowed,
                 process: oom.process,
                 expandable: oom.expandable,
@@ -256,16 +291,23 @@ pub struct CachingAllocator<S: SegmentSource> {
     nodes: Vec<Node>,
     /// Slab slots free for reuse.
     spare: Vec<u32>,
-    /// Free small-pool blocks, per stream.
-    small: Vec<Option<Box<Bins>>>,
-    /// Free large-pool blocks ordered for best fit: (stream, size, node).
-    large: BTreeSet<(StreamId, usize, u32)>,
+    /// Free small-pool blocks, per lane.
+    small: BTreeMap<Lane, Box<Bins>>,
+    /// Free large-pool blocks ordered for best fit: (lane, size, node).
+    large: BTreeSet<(Lane, usize, u32)>,
     /// Free mapped blocks of expandable segments, for best fit: (pool,
-    /// stream, size, node).
-    expandable_free: BTreeSet<(Pool, StreamId, usize, u32)>,
+    /// lane, size, node).
+    expandable_free: BTreeSet<(Pool, Lane, usize, u32)>,
     /// Expandable segments' address space with no memory behind it, by
-    /// address: (pool, stream, address, node).
-    unmapped: BTreeSet<(Pool, StreamId, u64, u32)>,
+    /// address: (pool, lane, address, node).
+    unmapped: BTreeSet<(Pool, Lane, u64, u32)>,
+    /// Private pools by owner number (from 1).
+    private: BTreeMap<u32, PrivatePool>,
+    next_owner: u32,
+    /// Where allocations go to a private pool instead (PyTorch's
+    /// `captures_underway`): a capturing stream's (Some), or every
+    /// stream's (None: `use_mem_pool`).
+    routes: Vec<(u32, Option<StreamId>)>,
     next_segment: u64,
     stats: Stats,
     history: History,
@@ -319,8 +361,11 @@ impl<S: SegmentSource> CachingAllocator<S> {
             segments: BTreeMap::new(),
             nodes: Vec::new(),
             spare: Vec::new(),
-            small: Vec::new(),
+            small: BTreeMap::new(),
             large: BTreeSet::new(),
+            private: BTreeMap::new(),
+            next_owner: 1,
+            routes: Vec::new(),
             expandable_free: BTreeSet::new(),
             unmapped: BTreeSet::new(),
             next_segment: 0,
@@ -463,19 +508,18 @@ impl<S: SegmentSource> CachingAllocator<S> {
         let n = self.nodes[i as usize];
         self.nodes[i as usize].gc_base = self.searches[n.pool as usize];
         if n.expandable {
-            self.expandable_free.insert((n.pool, n.stream, n.size, i));
+            self.expandable_free.insert((n.pool, n.lane(), n.size, i));
             return;
         }
         match n.pool {
             Pool::Large => {
-                self.large.insert((n.stream, n.size, i));
+                self.large.insert((n.lane(), n.size, i));
             }
             Pool::Small => {
-                let s = n.stream as usize;
-                if self.small.len() <= s {
-                    self.small.resize_with(s + 1, || None);
-                }
-                let bins = self.small[s].get_or_insert_with(|| Box::new(Bins::new()));
+                let bins = self
+                    .small
+                    .entry(n.lane())
+                    .or_insert_with(|| Box::new(Bins::new()));
                 let c = Bins::class(n.size);
                 bins.bins[c].push(i);
                 bins.bits[c / 64] |= 1 << (c % 64);
@@ -488,15 +532,15 @@ impl<S: SegmentSource> CachingAllocator<S> {
     fn index_remove(&mut self, i: u32) {
         let n = self.nodes[i as usize];
         if n.expandable {
-            self.expandable_free.remove(&(n.pool, n.stream, n.size, i));
+            self.expandable_free.remove(&(n.pool, n.lane(), n.size, i));
             return;
         }
         match n.pool {
             Pool::Large => {
-                self.large.remove(&(n.stream, n.size, i));
+                self.large.remove(&(n.lane(), n.size, i));
             }
             Pool::Small => {
-                let Some(Some(bins)) = self.small.get_mut(n.stream as usize) else {
+                let Some(bins) = self.small.get_mut(&n.lane()) else {
                     return;
                 };
                 let c = Bins::class(n.size);
@@ -519,10 +563,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
     /// or more, and one of that size or more only a block at most
     /// `max_non_split_rounding_size` larger. Expandable segments' free
     /// blocks are candidates while they are on (`expandable_fit`).
-    fn best_fit(&mut self, pool: Pool, stream: StreamId, size: usize) -> Option<u32> {
-        let regular = self.smallest_fit(pool, stream, size);
+    fn best_fit(&mut self, pool: Pool, lane: Lane, size: usize) -> Option<u32> {
+        let regular = self.smallest_fit(pool, lane, size);
         let i = match self.config.expandable_segments {
-            true => self.expandable_fit(pool, stream, size, regular)?,
+            true => self.expandable_fit(pool, lane, size, regular)?,
             false => regular?,
         };
         let found = self.nodes[i as usize].size;
@@ -537,17 +581,17 @@ impl<S: SegmentSource> CachingAllocator<S> {
         Some(i)
     }
 
-    /// The smallest free block of at least `size` bytes for `stream`.
-    fn smallest_fit(&self, pool: Pool, stream: StreamId, size: usize) -> Option<u32> {
+    /// The smallest free block of at least `size` bytes in `lane`.
+    fn smallest_fit(&self, pool: Pool, lane: Lane, size: usize) -> Option<u32> {
         Some(match pool {
             Pool::Large => {
                 self.large
-                    .range((stream, size, 0)..=(stream, usize::MAX, u32::MAX))
+                    .range((lane, size, 0)..=(lane, usize::MAX, u32::MAX))
                     .next()?
                     .2
             }
             Pool::Small => {
-                let bins = self.small.get(stream as usize)?.as_ref()?;
+                let bins = self.small.get(&lane)?;
                 let c = bins.first_at_least(Bins::class(size))?;
                 *bins.bins[c].last()?
             }
@@ -594,17 +638,18 @@ impl<S: SegmentSource> CachingAllocator<S> {
         self.used = true;
         let rounded = self.config.round_size(size);
         let pool = pool_for(rounded);
+        let lane = (self.route(stream), stream);
         let collects = self.collects_garbage();
         if collects {
             self.searches[pool as usize] += 1;
         }
-        let at = match self.best_fit(pool, stream, rounded) {
+        let at = match self.best_fit(pool, lane, rounded) {
             Some(i) => i,
             None => {
                 if collects {
                     self.collect_garbage();
                 }
-                self.grow(size, rounded, pool, stream)?
+                self.grow(size, rounded, pool, lane)?
             }
         };
         let node = self.nodes[at as usize];
@@ -675,22 +720,26 @@ impl<S: SegmentSource> CachingAllocator<S> {
         size: usize,
         rounded: usize,
         pool: Pool,
-        stream: StreamId,
+        lane: Lane,
     ) -> Result<u32, AllocError> {
-        if let Some(n) = self.try_segment(rounded, pool, stream)? {
+        if let Some(n) = self.try_segment(rounded, pool, lane)? {
             return Ok(n);
         }
-        if self.release_oversize(pool, stream, rounded) {
-            if let Some(n) = self.try_segment(rounded, pool, stream)? {
+        if self.release_oversize(pool, lane, rounded) {
+            if let Some(n) = self.try_segment(rounded, pool, lane)? {
                 return Ok(n);
             }
         }
-        self.stats.num_alloc_retries += 1;
-        self.empty_cache();
-        if let Some(n) = self.try_segment(rounded, pool, stream)? {
-            return Ok(n);
+        // While a capture is under way, PyTorch does not release the
+        // cache (its `cudaFree` would wait for the device).
+        if self.routes.is_empty() {
+            self.stats.num_alloc_retries += 1;
+            self.empty_cache();
+            if let Some(n) = self.try_segment(rounded, pool, lane)? {
+                return Ok(n);
+            }
         }
-        Err(self.out_of_memory(size, stream))
+        Err(self.out_of_memory(size, lane.1))
     }
 
     /// A new segment for a request of `rounded` bytes (or, with expandable
@@ -700,7 +749,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         &mut self,
         rounded: usize,
         pool: Pool,
-        stream: StreamId,
+        lane: Lane,
     ) -> Result<Option<u32>, AllocError> {
         let size = segment_size(rounded);
         // PyTorch's check before `cudaMalloc` (or mapping, asked for the
@@ -712,9 +761,9 @@ impl<S: SegmentSource> CachingAllocator<S> {
             }
         }
         if self.config.expandable_segments {
-            return self.try_expandable(pool, stream, rounded);
+            return self.try_expandable(pool, lane, rounded);
         }
-        none_if_out_of_memory(self.new_segment(size, pool, stream))
+        none_if_out_of_memory(self.new_segment(size, pool, lane))
     }
 
     /// Out of memory for `size` bytes on `stream`, after the cache was
@@ -731,6 +780,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             free,
             allocated: self.stats.allocated_bytes.all.current as usize,
             reserved: self.stats.reserved_bytes.all.current as usize,
+            private: self.private_pool_free(),
             allowed: self.allowed,
             process: self.source.process_memory(),
             expandable: self.config.expandable_segments,
@@ -738,14 +788,9 @@ impl<S: SegmentSource> CachingAllocator<S> {
     }
 
     /// Reserves a segment and returns its single (free, unindexed) block.
-    fn new_segment(
-        &mut self,
-        size: usize,
-        pool: Pool,
-        stream: StreamId,
-    ) -> Result<u32, SegmentError> {
+    fn new_segment(&mut self, size: usize, pool: Pool, lane: Lane) -> Result<u32, SegmentError> {
         let handle = self.source.reserve(size)?;
-        let first = self.add_segment(handle, size, pool, stream, false);
+        let first = self.add_segment(handle, size, pool, lane, false);
         let st = &mut self.stats;
         st.segment.increase(pool, 1);
         st.reserved_bytes.increase(pool, size as u64);
@@ -753,7 +798,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         if self.config.is_oversize(size) {
             st.oversize_segments.increase(1);
         }
-        self.record(Action::SegmentAlloc, handle, size, stream);
+        self.record(Action::SegmentAlloc, handle, size, lane.1);
         Ok(first)
     }
 
@@ -764,7 +809,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         base: u64,
         size: usize,
         pool: Pool,
-        stream: StreamId,
+        (owner, stream): Lane,
         expandable: bool,
     ) -> u32 {
         let id = self.next_segment;
@@ -779,6 +824,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             next: NIL,
             pool,
             stream,
+            owner,
             bin_pos: 0,
             frame: Frame::default(),
             gc_base: 0,
@@ -794,6 +840,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
             stream,
             frame,
             expandable,
+            pool_id: self.pool_id(owner),
+            owner,
             first,
             start: 0,
         };
@@ -929,7 +977,19 @@ impl<S: SegmentSource> CachingAllocator<S> {
         self.stats.num_sync_all_streams += 1;
         let idle: Vec<u64> = self.idle().collect();
         let released: usize = idle.into_iter().map(|id| self.release_segment(id)).sum();
-        released + self.unmap_free_pages()
+        let released = released + self.unmap_free_pages();
+        // A private pool no one uses, with no memory left, is gone.
+        let held: BTreeSet<u32> = self.segments.values().map(|s| s.owner).collect();
+        self.private
+            .retain(|owner, p| p.use_count > 0 || held.contains(owner));
+        released
+    }
+
+    /// Whether blocks of `owner` may go back to the device: the ordinary
+    /// pools', and a private pool's once nothing uses it (PyTorch's
+    /// `graph_pools_freeable`).
+    fn releasable(&self, owner: u32) -> bool {
+        owner == 0 || self.private.get(&owner).is_none_or(|p| p.use_count == 0)
     }
 
     /// The ordinary segments entirely free: what `empty_cache()` gives back
@@ -939,7 +999,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
             .values()
             .filter(|s| {
                 let n = &self.nodes[s.first as usize];
-                !s.expandable && n.state == BlockState::Free && !n.is_split()
+                !s.expandable
+                    && n.state == BlockState::Free
+                    && !n.is_split()
+                    && self.releasable(s.owner)
             })
             .map(|s| s.id)
     }
@@ -995,6 +1058,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         let freeable = |me: &Self| -> Vec<u32> {
             me.large
                 .iter()
+                .filter(|&&((owner, _), _, _)| owner == 0)
                 .map(|&(_, _, i)| i)
                 .filter(|&i| !me.nodes[i as usize].is_split())
                 .collect()
@@ -1025,7 +1089,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
     /// oversize blocks of `stream` (each a whole segment) go back to the
     /// device, the smallest that covers the request or else from the
     /// largest down until they do. Whether any went.
-    fn release_oversize(&mut self, pool: Pool, stream: StreamId, size: usize) -> bool {
+    fn release_oversize(&mut self, pool: Pool, lane: Lane, size: usize) -> bool {
         let max_split = self.config.max_split_size;
         if max_split == usize::MAX || pool == Pool::Small {
             return false;
@@ -1033,7 +1097,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         let want = size.max(max_split);
         let oversize: Vec<(usize, u32)> = self
             .large
-            .range((stream, max_split, 0)..=(stream, usize::MAX, u32::MAX))
+            .range((lane, max_split, 0)..=(lane, usize::MAX, u32::MAX))
             .filter(|&&(_, _, i)| !self.nodes[i as usize].is_split())
             .map(|&(_, size, i)| (size, i))
             .collect();
@@ -1052,6 +1116,110 @@ impl<S: SegmentSource> CachingAllocator<S> {
             released += self.release_segment(id);
         }
         released >= want
+    }
+
+    /// The private pool allocations on `stream` go to now (0: none).
+    fn route(&self, stream: StreamId) -> u32 {
+        if self.routes.is_empty() {
+            return 0;
+        }
+        self.routes
+            .iter()
+            .find(|(_, s)| s.is_none_or(|s| s == stream))
+            .map_or(0, |&(owner, _)| owner)
+    }
+
+    /// The id of private pool `owner` ((0, 0) for the ordinary pools).
+    fn pool_id(&self, owner: u32) -> MempoolId {
+        self.private.get(&owner).map_or((0, 0), |p| p.id)
+    }
+
+    fn owner_of(&self, id: MempoolId) -> Option<u32> {
+        self.private
+            .iter()
+            .find(|(_, p)| p.id == id)
+            .map(|(&owner, _)| owner)
+    }
+
+    /// A use of private pool `id` (a new one where it has none): a
+    /// `MemPool`, or a graph sharing another's pool.
+    pub fn use_pool(&mut self, id: MempoolId) {
+        match self.owner_of(id) {
+            Some(owner) => {
+                if let Some(p) = self.private.get_mut(&owner) {
+                    p.use_count += 1;
+                }
+            }
+            None => {
+                let owner = self.next_owner;
+                self.next_owner += 1;
+                self.private.insert(owner, PrivatePool { id, use_count: 1 });
+            }
+        }
+    }
+
+    /// PyTorch's `beginAllocateToPool`: from now on, allocations on
+    /// `stream` (every stream: None) come from private pool `id`, which
+    /// this use keeps (a new pool where `id` names none).
+    pub fn begin_allocate_to_pool(
+        &mut self,
+        id: MempoolId,
+        stream: Option<StreamId>,
+    ) -> Result<(), String> {
+        if let Some(owner) = self.owner_of(id) {
+            if self.routes.iter().any(|&(o, _)| o == owner) {
+                return Err("beginAllocateToPool: already recording to mempool_id".into());
+            }
+            if self.private[&owner].use_count == 0 {
+                return Err(format!(
+                    "the memory pool {id:?} is no longer in use by any graph or MemPool: \
+                     it cannot be shared"
+                ));
+            }
+        }
+        self.use_pool(id);
+        let owner = self.owner_of(id).expect("the pool was just made");
+        self.routes.push((owner, stream));
+        Ok(())
+    }
+
+    /// PyTorch's `endAllocateToPool`: allocations stop going to pool `id`.
+    pub fn end_allocate_to_pool(&mut self, id: MempoolId) {
+        if let Some(owner) = self.owner_of(id) {
+            self.routes.retain(|&(o, _)| o != owner);
+        }
+    }
+
+    /// PyTorch's `releasePool`: a graph (or `MemPool`) no longer uses pool
+    /// `id`; with no user left, `empty_cache()` may give its free segments
+    /// back.
+    pub fn release_pool(&mut self, id: MempoolId) {
+        if let Some(owner) = self.owner_of(id) {
+            if let Some(p) = self.private.get_mut(&owner) {
+                p.use_count = p.use_count.saturating_sub(1);
+            }
+        }
+    }
+
+    /// How many graphs and `MemPool`s use pool `id` (0 for none).
+    pub fn pool_use_count(&self, id: MempoolId) -> u32 {
+        self.owner_of(id).map_or(0, |o| self.private[&o].use_count)
+    }
+
+    /// The bytes of free blocks cached in private pools (what PyTorch's
+    /// out-of-memory message counts as allocated in them).
+    pub fn private_pool_free(&self) -> usize {
+        let mut free = 0;
+        for s in self.segments.values().filter(|s| s.owner != 0) {
+            let mut at = s.first;
+            while let Some(n) = self.nodes.get(at as usize) {
+                if n.mapped && n.state == BlockState::Free {
+                    free += n.size;
+                }
+                at = n.next;
+            }
+        }
+        free
     }
 
     /// `reset_peak_memory_stats()`.

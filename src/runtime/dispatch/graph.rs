@@ -25,6 +25,8 @@ use std::sync::{Arc, Mutex};
 use super::device::ReplayOutputs;
 use super::Runtime;
 use crate::error::Error;
+use crate::runtime::alloc::MempoolId;
+use crate::runtime::gpu::Gpu;
 use crate::runtime::lock::lock;
 use crate::runtime::stream::StreamKey;
 use crate::runtime::timeline::HostCall;
@@ -80,6 +82,8 @@ struct Pending {
 pub(super) struct Capture {
     graph: Arc<CudaGraph>,
     stream: StreamKey,
+    /// The private memory pool its allocations come from.
+    pool: MempoolId,
     steps: Vec<Step>,
     pending: Option<Pending>,
     /// The results of the ops captured so far, not kept (`Src::Made`).
@@ -100,6 +104,23 @@ pub struct CudaGraph {
 struct GraphState {
     capturing: bool,
     captured: Option<Captured>,
+    /// The private memory pool its capture allocated from, kept reserved
+    /// while the graph holds its capture.
+    pool: Option<PoolUse>,
+}
+
+/// A graph's use of a private memory pool of a device's allocator: while
+/// it lasts, `empty_cache()` leaves the pool's memory reserved (the graph's
+/// kernels write there at each replay). PyTorch's `releasePool` when it goes.
+struct PoolUse {
+    gpu: Arc<Mutex<Gpu>>,
+    id: MempoolId,
+}
+
+impl Drop for PoolUse {
+    fn drop(&mut self) {
+        lock(&self.gpu).allocator.release_pool(self.id);
+    }
 }
 
 struct Captured {
@@ -463,9 +484,33 @@ impl Runtime {
         }
     }
 
-    /// `g.capture_begin()`: the current stream of the current device
-    /// starts recording into `graph`.
-    pub fn capture_begin(&mut self, graph: &Arc<CudaGraph>) -> Result<(), Error> {
+    /// `torch.cuda.graph_pool_handle()`: a new pool id, (0, n), for
+    /// captures to share.
+    pub fn graph_pool_handle(&mut self) -> MempoolId {
+        self.pool_ids.1 += 1;
+        (0, self.pool_ids.1)
+    }
+
+    /// `g.pool()`: the private memory pool of the graph's capture.
+    pub fn graph_pool(&self, graph: &Arc<CudaGraph>) -> Result<MempoolId, Error> {
+        let s = lock(&graph.state);
+        match (&s.pool, &s.captured) {
+            (Some(p), Some(_)) => Ok(p.id),
+            _ => Err(Error::runtime(
+                "Called CUDAGraph::pool() without a preceding successful capture.",
+            )),
+        }
+    }
+
+    /// `g.capture_begin(pool)`: the current stream of the current device
+    /// starts recording into `graph`; what it allocates comes from the
+    /// private memory pool `pool` (shared with the graphs that use it), or
+    /// from a new one of the graph's own.
+    pub fn capture_begin(
+        &mut self,
+        graph: &Arc<CudaGraph>,
+        pool: Option<MempoolId>,
+    ) -> Result<(), Error> {
         self.need_cuda("a CUDA graph")?;
         let stream = self.stream_on(self.current_device);
         {
@@ -488,10 +533,29 @@ impl Runtime {
                  capture, it's ok to replay them on the default stream.)",
             ));
         }
-        lock(&graph.state).capturing = true;
+        let pool = match pool {
+            Some(id) if id != (0, 0) => id,
+            _ => {
+                self.pool_ids.0 += 1;
+                (self.pool_ids.0, 0)
+            }
+        };
+        let gpu = self.devices.gpu_handle(stream.device).map(Arc::clone);
+        let Some(gpu) = gpu else {
+            return Err(Error::runtime("CUDA graphs capture on a CUDA device"));
+        };
+        lock(&gpu)
+            .allocator
+            .begin_allocate_to_pool(pool, Some(stream.stream))
+            .map_err(Error::runtime)?;
+        let mut s = lock(&graph.state);
+        s.capturing = true;
+        s.pool = Some(PoolUse { gpu, id: pool });
+        drop(s);
         self.capture = Some(Capture {
             graph: Arc::clone(graph),
             stream,
+            pool,
             steps: Vec::new(),
             pending: None,
             slots: Slots::default(),
@@ -516,7 +580,15 @@ impl Runtime {
         }
         let mut s = lock(&graph.state);
         s.capturing = false;
+        if let Some(gpu) = self.devices.gpu_handle(c.stream.device) {
+            lock(gpu).allocator.end_allocate_to_pool(c.pool);
+        }
         if let Some(why) = c.invalid {
+            // The graph holds no capture: its pool is released (after the
+            // state's lock, as the pool's user drops).
+            let pool = s.pool.take();
+            drop(s);
+            drop(pool);
             return Err(Error::Module {
                 class: "RuntimeError",
                 message: "CUDA error: operation failed due to a previous error during capture"
@@ -644,9 +716,14 @@ impl Runtime {
         Ok(())
     }
 
-    /// `g.reset()`: the graph lets go of its steps and their memory.
+    /// `g.reset()`: the graph lets go of its steps and of its private
+    /// memory pool (which `empty_cache()` may then give back, block by
+    /// block as the tensors allocated in it are freed).
     pub fn reset_graph(&mut self, graph: &Arc<CudaGraph>) {
-        let old = lock(&graph.state).captured.take();
+        let old = {
+            let mut s = lock(&graph.state);
+            (s.captured.take(), s.pool.take())
+        };
         drop(old);
     }
 }

@@ -118,6 +118,9 @@ pub struct Runtime {
     pub allow_tf32: bool,
     /// A CUDA graph capture under way (`graph.rs`).
     capture: Option<graph::Capture>,
+    /// The last memory pool ids handed out: a graph's own (n, 0), and
+    /// `graph_pool_handle()`'s (0, n).
+    pool_ids: (u64, u64),
     /// Set while a graph replays an op: its result goes into the captured
     /// block, and nothing is allocated or queued by the op itself.
     replaying: bool,
@@ -156,6 +159,7 @@ impl Runtime {
             sync_debug: sync::SyncDebugMode::Default,
             allow_tf32: false,
             capture: None,
+            pool_ids: (0, 0),
             replaying: false,
             replay_outputs: Default::default(),
         }

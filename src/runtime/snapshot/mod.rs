@@ -12,7 +12,7 @@ use std::path::Path;
 
 use crate::error::Error;
 use crate::runtime::alloc::history::{Action, Entry, Frame, Place, Resolver};
-use crate::runtime::alloc::{AllocatorConfig, BlockState, Pool, StreamId};
+use crate::runtime::alloc::{AllocatorConfig, BlockState, MempoolId, Pool, StreamId};
 use crate::runtime::devices::Devices;
 use pickle::Pickler;
 
@@ -33,6 +33,8 @@ struct SegmentInfo {
     stream: StreamId,
     frame: Frame,
     expandable: bool,
+    /// The private pool it belongs to ((0, 0): none).
+    pool_id: MempoolId,
     blocks: Vec<(usize, BlockState, Frame)>,
 }
 
@@ -56,6 +58,7 @@ fn read(devices: &Devices) -> (Vec<SegmentInfo>, Vec<Vec<Entry>>) {
                 stream: s.stream,
                 frame: s.frame,
                 expandable: s.expandable,
+                pool_id: s.pool_id,
                 blocks: a
                     .blocks_with_frames(&s)
                     .map(|(_, size, state, frame)| (size, state, frame))
@@ -177,7 +180,7 @@ fn write_segment(p: &mut Pickler, frames: &mut Frames, s: &SegmentInfo) {
         Pool::Large => "large",
     });
     p.key("segment_pool_id");
-    p.tuple2(0, 0);
+    p.tuple2(s.pool_id.0 as i64, s.pool_id.1 as i64);
     p.key("is_expandable");
     p.bool(s.expandable);
     p.key("frames");
