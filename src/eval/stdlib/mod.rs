@@ -420,6 +420,7 @@ const MEMBERS: &[(&str, &str, &str)] = &[
         "torch.cuda._memory",
     ),
     ("torch.cuda", "memory_cached", "torch.cuda._memory"),
+    ("torch.cuda", "memory_snapshot", "torch.cuda._memory"),
     ("torch.cuda", "max_memory_cached", "torch.cuda._memory"),
     (
         "torch.cuda",

@@ -1,5 +1,6 @@
 """PyTorch's other names for the allocator's statistics
-(torch/cuda/memory.py): `memory_stats_as_nested_dict()`, and the names
+(torch/cuda/memory.py): `memory_stats_as_nested_dict()`,
+`memory_snapshot()`, and the names
 from before "cached" became "reserved" (`memory_cached`,
 `max_memory_cached`, `reset_max_memory_cached`) and before the peaks were
 reset together (`reset_max_memory_allocated`), each with PyTorch's
@@ -19,6 +20,17 @@ def memory_stats_as_nested_dict(device=None):
             at = at.setdefault(part, {})
         at[parts[-1]] = value
     return nested
+
+
+def memory_snapshot(mempool_id=None, include_traces=True):
+    """Every device's segments, with their blocks, as `_snapshot()` has
+    them; only those of memory pool `mempool_id` where one is given (a
+    CUDA graph's `g.pool()`, a `graph_pool_handle()`)."""
+    segments = torch.cuda.memory._snapshot()["segments"]
+    if mempool_id is None or tuple(mempool_id) == (0, 0):
+        return segments
+    want = tuple(mempool_id)
+    return [s for s in segments if tuple(s["segment_pool_id"]) == want]
 
 
 def memory_cached(device=None):

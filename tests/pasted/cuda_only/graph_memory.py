@@ -104,3 +104,11 @@ try:
     g4.pool()
 except RuntimeError as e:
     print("g4.pool():", e)
+
+# memory_snapshot(mempool_id): the segments of one pool.
+g5 = torch.cuda.CUDAGraph()
+with torch.cuda.graph(g5):
+    out5 = static_in + 5
+mine = torch.cuda.memory_snapshot(g5.pool())
+print("g5's pool", g5.pool(), "holds", len(mine), "segment of", mine[0]["total_size"] // MiB, "MiB")
+print("its blocks:", [(b["size"] // MiB, b["state"]) for b in mine[0]["blocks"]])
