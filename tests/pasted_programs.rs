@@ -813,14 +813,11 @@ options:
     assert_eq!(String::from_utf8_lossy(&o.stdout), format!("{usage}{help}"));
 }
 
-/// The CUDA notes' "Graph memory management" (`cuda_only/graph_memory.py`):
-/// a capture allocates from its graph's private pool, which eager tensors
-/// do not use and `empty_cache()` keeps while a graph uses it; a capture
-/// sharing another's pool reuses what that one freed; the snapshot names
-/// each segment's pool. The figures follow PyTorch's allocator rules.
-#[test]
-fn graph_memory_pools_as_the_cuda_notes_describe() {
-    let program = pasted().join("cuda_only/graph_memory.py");
+/// A `cuda_only` program on one simulated device, on sim and emu: what
+/// it prints is its `.expected` file, and nothing goes to stderr (no race
+/// is reported).
+fn prints_its_expected_on_sim_and_emu(name: &str) {
+    let program = pasted().join("cuda_only").join(name);
     let want = std::fs::read_to_string(program.with_extension("py.expected")).unwrap();
     for backend in ["sim", "emu"] {
         let (got, stderr) = run_both_in(
@@ -828,9 +825,19 @@ fn graph_memory_pools_as_the_cuda_notes_describe() {
             &program,
             &["--sim-devices", "1", "--backend", backend],
         );
-        assert_eq!(got, want, "on {backend}");
-        assert_eq!(stderr, "", "on {backend}");
+        assert_eq!(got, want, "{name} on {backend}");
+        assert_eq!(stderr, "", "{name} on {backend}");
     }
+}
+
+/// The CUDA notes' "Graph memory management" (`cuda_only/graph_memory.py`):
+/// a capture allocates from its graph's private pool, which eager tensors
+/// do not use and `empty_cache()` keeps while a graph uses it; a capture
+/// sharing another's pool reuses what that one freed; the snapshot names
+/// each segment's pool. The figures follow PyTorch's allocator rules.
+#[test]
+fn graph_memory_pools_as_the_cuda_notes_describe() {
+    prints_its_expected_on_sim_and_emu("graph_memory.py");
 }
 
 /// The CUDA notes' CUDA Graphs examples (`cuda_only/cuda_graphs.py`):
@@ -840,15 +847,5 @@ fn graph_memory_pools_as_the_cuda_notes_describe() {
 /// losses bit for bit, and what a capture refuses is PyTorch's error.
 #[test]
 fn cuda_graphs_capture_and_replay_as_the_cuda_notes_show() {
-    let program = pasted().join("cuda_only/cuda_graphs.py");
-    let want = std::fs::read_to_string(pasted().join("cuda_only/cuda_graphs.py.expected")).unwrap();
-    for backend in ["sim", "emu"] {
-        let (got, stderr) = run_both_in(
-            Path::new(env!("CARGO_MANIFEST_DIR")),
-            &program,
-            &["--sim-devices", "1", "--backend", backend],
-        );
-        assert_eq!(got, want, "on {backend}");
-        assert_eq!(stderr, "", "no race is reported on {backend}");
-    }
+    prints_its_expected_on_sim_and_emu("cuda_graphs.py");
 }
