@@ -1142,20 +1142,18 @@ impl<S: SegmentSource> CachingAllocator<S> {
     }
 
     /// A use of private pool `id` (a new one where it has none): a
-    /// `MemPool`, or a graph sharing another's pool.
-    pub fn use_pool(&mut self, id: MempoolId) {
-        match self.owner_of(id) {
-            Some(owner) => {
-                if let Some(p) = self.private.get_mut(&owner) {
-                    p.use_count += 1;
-                }
+    /// capture, or a graph sharing another's pool. Its owner number.
+    fn use_pool(&mut self, id: MempoolId) -> u32 {
+        if let Some(owner) = self.owner_of(id) {
+            if let Some(p) = self.private.get_mut(&owner) {
+                p.use_count += 1;
             }
-            None => {
-                let owner = self.next_owner;
-                self.next_owner += 1;
-                self.private.insert(owner, PrivatePool { id, use_count: 1 });
-            }
+            return owner;
         }
+        let owner = self.next_owner;
+        self.next_owner += 1;
+        self.private.insert(owner, PrivatePool { id, use_count: 1 });
+        owner
     }
 
     /// PyTorch's `beginAllocateToPool`: from now on, allocations on
@@ -1177,8 +1175,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 ));
             }
         }
-        self.use_pool(id);
-        let owner = self.owner_of(id).expect("the pool was just made");
+        let owner = self.use_pool(id);
         self.routes.push((owner, stream));
         Ok(())
     }
