@@ -321,7 +321,7 @@ print(w.tolist(), opt.param_groups[0]["weight_decay"])
             "[1.149999976158142, 1.149999976158142] 0.5"
         ]
     );
-    let (_, err) = common::err("w = ones(1, requires_grad=true)\nAdam([w], capturable=true)");
+    let (_, err) = common::err("w = ones(1, requires_grad=true)\nRAdam([w], capturable=true)");
     assert!(err.contains("capturable=True is not supported"), "{err}");
 }
 
@@ -522,4 +522,130 @@ run(weight_decay=0.1, foreach=False)",
     assert!(*multi_wd >= 1.0 && *single_wd < 0.4, "{lines:?}");
     assert_eq!(w1, w2);
     assert_eq!(w3, w4);
+}
+
+/// Five steps of `opt` on an f64 `w` on the GPU (sim or emu), with
+/// gradients (i + 1) * [0.5, -1, 2], negated and scaled by 0.7 on even
+/// steps; `w` as printed with repr.
+fn five_capturable_steps(opt: &str, emu: bool) -> (Vec<f64>, String) {
+    let src = format!(
+        "import warnings\nimport torch\n\
+         warnings.filterwarnings('ignore', category=UserWarning)\n\
+         w = torch.tensor([1., -2., 3.], dtype=torch.float64, device='cuda', requires_grad=True)\n\
+         g = torch.tensor([0.5, -1., 2.], dtype=torch.float64, device='cuda')\n\
+         opt = torch.optim.{opt}\n\
+         for i in range(5):\n    w.grad = g * (i + 1) * (1 if i % 2 else -0.7)\n    opt.step()\n\
+         s = opt.state[w]['step']\n\
+         print([repr(v) for v in w.tolist()])\n\
+         print(s, s.dtype)\n"
+    );
+    let lines = match emu {
+        true => common::script_lines_on_emu("capturable.py", &src),
+        false => common::script_lines_on(1, "capturable.py", &src),
+    };
+    let w = lines[0]
+        .trim_matches(['[', ']'])
+        .split(", ")
+        .map(|x| x.trim_matches('\'').parse().unwrap())
+        .collect();
+    (w, lines[1].clone())
+}
+
+/// `capturable=True`: the step count a float32 scalar on the parameter's
+/// device, the bias corrections computed from it there in float32 (so an f64
+/// parameter's update differs from the host-counted step's after the ninth
+/// digit, as PyTorch's does). The single-tensor step is PyTorch 2.15's bit
+/// for bit (its CPU run with the device check let through); the
+/// multi-tensor step within float32 rounding of its bias corrections
+/// (PyTorch's CUDA foreach kernels divide by `lr` where cudash's per-tensor
+/// division multiplies by its reciprocal, as PyTorch's `x / s` on a GPU).
+#[test]
+fn capturable_adam_counts_on_the_device_as_pytorchs() {
+    let cases: &[(&str, [f64; 3], f64)] = &[
+        (
+            "Adam([w], lr=0.1, capturable=True, foreach=False)",
+            [1.038342359993844, -2.0383423610786595, 3.038342361621068],
+            0.0,
+        ),
+        (
+            "AdamW([w], lr=0.1, capturable=True, amsgrad=True, foreach=False)",
+            [1.0330975336992967, -2.028107524784303, 3.023117515329306],
+            0.0,
+        ),
+        (
+            "Adam([w], lr=0.1, capturable=True, weight_decay=0.1, maximize=True, foreach=False)",
+            [0.9266682925360515, -1.925668066090032, 2.934524413360601],
+            0.0,
+        ),
+        (
+            "Adam([w], lr=0.1, capturable=True, foreach=True)",
+            [1.0383423622024208, -2.0383423632872364, 3.0383423638296443],
+            1e-8,
+        ),
+        (
+            "AdamW([w], lr=0.1, capturable=True, amsgrad=True, foreach=True)",
+            [1.0330975359026335, -2.0281075269876396, 3.023117517532642],
+            1e-8,
+        ),
+        (
+            "Adam([w], lr=0.1)",
+            [1.038342295936882, -2.038342297021708, 3.0383422975641214],
+            0.0,
+        ),
+    ];
+    for emu in [false, true] {
+        for (opt, expected, tolerance) in cases {
+            let (got, step) = five_capturable_steps(opt, emu);
+            for (g, e) in got.iter().zip(expected) {
+                let bound = (4.0 * f64::EPSILON).max(*tolerance) * e.abs();
+                assert!((g - e).abs() <= bound, "{opt}: {got:?} vs {expected:?}");
+            }
+            let want = match opt.contains("capturable=True") {
+                true => "tensor(5., device='cuda:0') torch.float32",
+                false => "tensor(5.) torch.float32",
+            };
+            assert_eq!(step, want, "{opt}");
+        }
+    }
+}
+
+/// Which optimizers take `capturable=True`: Adam and AdamW step on the
+/// device; the others cudash does not capture say so, and a capturable
+/// step of parameters on the host is PyTorch's AssertionError.
+#[test]
+fn capturable_is_refused_where_cudash_does_not_capture() {
+    let (kind, msg) =
+        common::err("w = ones(2, requires_grad=true)\nopt = RMSprop([w], capturable=true)");
+    assert!(
+        msg.contains("capturable=True is not supported"),
+        "{kind}: {msg}"
+    );
+    let (out, err, ok) = common::script_streams(
+        "host.py",
+        "import torch\nw = torch.ones(2, requires_grad=True)\nw.sum().backward()\n\
+         opt = torch.optim.Adam([w], capturable=True)\nopt.step()\n",
+    );
+    assert!(!ok && out.is_empty(), "{out}");
+    assert!(
+        err.contains("AssertionError: If capturable=True, params and state_steps must be on supported devices"),
+        "{err}"
+    );
+}
+
+/// A capturable step outside a capture: PyTorch's warning, once per
+/// optimizer however often it steps.
+#[test]
+fn a_capturable_step_outside_a_capture_warns_once() {
+    let (out, err, ok) = common::script_streams_on(
+        1,
+        "uncaptured.py",
+        "import torch\nw = torch.ones(2, device='cuda', requires_grad=True)\n\
+         opt = torch.optim.Adam([w], capturable=True)\n\
+         def train():\n    for _ in range(3):\n        w.grad = torch.ones_like(w)\n        opt.step()\n\
+         train()\ntrain()\nprint(opt.state[w]['step'].item())\n",
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out, "6.0\n");
+    let warning = "UserWarning: This instance was constructed with capturable=True";
+    assert_eq!(err.matches(warning).count(), 1, "{err}");
 }

@@ -849,3 +849,14 @@ fn graph_memory_pools_as_the_cuda_notes_describe() {
 fn cuda_graphs_capture_and_replay_as_the_cuda_notes_show() {
     prints_its_expected_on_sim_and_emu("cuda_graphs.py");
 }
+
+/// Whole-network capture with `Adam(capturable=True)`
+/// (`cuda_only/graph_adam_capturable.py`): the step counts stay on the GPU,
+/// a capture runs none of them, each replay counts them up there, and the
+/// replays train as eager steps do, bit for bit; a step with
+/// `capturable=False` refuses the capture, and a capturable step refuses
+/// parameters on the host, with PyTorch's messages.
+#[test]
+fn adam_capturable_steps_replay_as_eager_ones() {
+    prints_its_expected_on_sim_and_emu("graph_adam_capturable.py");
+}

@@ -9,6 +9,7 @@
 
 pub mod activation;
 pub mod activation_ops;
+mod adam_capturable;
 mod adam_foreach;
 pub mod add_products;
 pub mod anomaly;
@@ -53,6 +54,7 @@ pub mod schedule;
 pub mod sdp;
 pub mod slices;
 pub mod sparse;
+pub mod step_ops;
 pub mod upsample;
 pub mod variable;
 pub mod views;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::hook_list::HookFn;
 use super::meta::meta;
 use super::ops::{add_scaled, bin, bin_s, full_like};
+use super::step_ops::{addcmul_, count_step, counted_step, lerp_};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -100,9 +101,12 @@ pub struct Flags {
     /// and keeps the choice to show it.
     pub foreach: Option<bool>,
     pub fused: Option<bool>,
-    /// CUDA-graph capture and differentiating through the step: false
-    /// only (the constructor refuses true).
+    /// Adam's and AdamW's `capturable=True`: the step counted and the bias
+    /// corrections computed on the parameter's device, so that a CUDA graph
+    /// can capture the step (`adam_capturable`); the other optimizers
+    /// refuse it.
     pub capturable: bool,
+    /// Differentiating through the step: false only (refused).
     pub differentiable: bool,
     /// Which numeric settings are Python ints (bit `k`: `Kind::keys()[k]`).
     pub whole: u32,
@@ -529,6 +533,7 @@ impl Kind {
     /// Sets one of the switches (`Flags`); `None` for another key.
     fn set_switch(&mut self, key: &str, v: Setting) -> Option<Result<(), String>> {
         let wrong = || Err(format!("the group's {key:?} has the wrong type"));
+        let captures = matches!(self, Kind::Adam { .. } | Kind::AdamW { .. });
         let f = self.flags_mut();
         let flag = match key {
             "amsgrad" => &mut f.amsgrad,
@@ -551,6 +556,7 @@ impl Kind {
                     _ => wrong(),
                 });
             }
+            "capturable" if captures => &mut f.capturable,
             "capturable" | "differentiable" => {
                 return Some(match v {
                     Setting::Bool(false) => Ok(()),
@@ -573,8 +579,9 @@ impl Kind {
 /// Why `capturable=True` or `differentiable=True` is refused.
 pub fn unsupported(key: &str) -> String {
     match key {
-        "capturable" => "cudash's optimizers are not captured into CUDA graphs: \
-                         capturable=True is not supported (leave it False)"
+        "capturable" => "cudash captures Adam's and AdamW's steps into CUDA graphs, \
+                         not this optimizer's: capturable=True is not supported here \
+                         (leave it False)"
             .into(),
         _ => "cudash's optimizer steps are not differentiated through: \
               differentiable=True is not supported (leave it False)"
@@ -605,13 +612,6 @@ pub enum Slot {
     Third,
     /// NAdam's `mu_product` (a float32 number, as PyTorch keeps it).
     MuProduct,
-}
-
-/// One entry of a parameter's state, as `opt.state_dict()` gives it.
-#[derive(Clone, Debug)]
-pub enum StateValue {
-    Steps(u64),
-    Tensor(Arc<Tensor>),
 }
 
 impl Kind {
@@ -679,7 +679,11 @@ struct State {
     second: Option<Arc<Tensor>>,
     /// RMSprop's `grad_avg` (centered), Adadelta's `acc_delta`.
     third: Option<Arc<Tensor>>,
-    steps: u64,
+    /// `step`: how many updates the parameter had, as PyTorch keeps it: a
+    /// float32 scalar tensor on the host, made at the first update and
+    /// counted in place (`count_step`), so that `opt.state[p]["step"]`, a
+    /// `state_dict()` and an optimizer that loaded it hold the same tensor.
+    step: Option<Arc<Tensor>>,
     /// NAdam's `mu_product`, a float32 as PyTorch's (1 before the first step).
     mu_product: Option<f32>,
 }
@@ -704,6 +708,9 @@ pub struct Optimizer {
     slot: Vec<usize>,
     /// How many times `step()` ran (a scheduler warns when it steps first).
     pub steps_taken: u64,
+    /// Whether the warning of a capturable step run outside a capture was
+    /// given (PyTorch's `_warned_capturable_if_run_uncaptured`).
+    warned_uncaptured: bool,
     /// Each group's `initial_lr`: its rate when the first scheduler was
     /// made (empty before), every scheduler's `base_lrs`, as PyTorch's
     /// `group.setdefault("initial_lr", group["lr"])`.
@@ -841,6 +848,7 @@ impl Optimizer {
             state,
             slot,
             steps_taken: 0,
+            warned_uncaptured: false,
             initial_lrs: Vec::new(),
             extras: Vec::new(),
         })
@@ -939,6 +947,23 @@ impl Optimizer {
         }
     }
 
+    /// PyTorch's warning, once per optimizer, when every group is
+    /// capturable and a step runs outside a CUDA graph's capture: the text,
+    /// the first time.
+    pub fn uncaptured_warning(&mut self, capturing: bool) -> Option<&'static str> {
+        let all = self.groups.iter().all(|k| k.flags().capturable);
+        if !all || capturing || self.warned_uncaptured {
+            return None;
+        }
+        self.warned_uncaptured = true;
+        Some(
+            "UserWarning: This instance was constructed with capturable=True or some of all the \
+             param_groups came with capturable=True, but step() is running without CUDA graph \
+             capture. If you never intend to graph-capture this instance, capturable=True can \
+             impair performance, and you should set capturable=False.",
+        )
+    }
+
     /// `opt.step()`: each parameter with a gradient updated in place, in
     /// the order listed. As PyTorch's SGD, the momentum buffers are read
     /// from the state at the start of the step and written back at its end
@@ -947,7 +972,10 @@ impl Optimizer {
     pub fn step(&mut self, rt: &mut Runtime) -> R<()> {
         // As PyTorch: an optimizer whose step counts on the host (its bias
         // corrections would be frozen into the graph) refuses a capture.
-        let counts_on_host = self.groups.iter().any(|k| k.keys().contains(&"capturable"));
+        let counts_on_host = self
+            .groups
+            .iter()
+            .any(|k| k.keys().contains(&"capturable") && !k.flags().capturable);
         if counts_on_host && rt.is_current_stream_capturing() {
             return Err(Error::runtime(format!(
                 "Attempting CUDA graph capture of step() for an instance of {} but \
@@ -1011,7 +1039,10 @@ impl Optimizer {
                         weight_decay,
                         amsgrad,
                     };
-                    adam(rt, p, grad, state, how)?
+                    match kind.flags().capturable {
+                        true => adam_capturable(rt, p, grad, state, how)?,
+                        false => adam(rt, p, grad, state, how)?,
+                    }
                 }
                 Kind::AdamW {
                     lr,
@@ -1038,7 +1069,10 @@ impl Optimizer {
                         weight_decay: 0.0,
                         amsgrad,
                     };
-                    adam(rt, p, grad, state, how)?
+                    match kind.flags().capturable {
+                        true => adam_capturable(rt, p, grad, state, how)?,
+                        false => adam(rt, p, grad, state, how)?,
+                    }
                 }
                 Kind::RmsProp { .. } => rmsprop(rt, p, grad, &mut self.state[self.slot[k]], kind)?,
                 Kind::Adagrad { .. } => adagrad(rt, p, grad, &mut self.state[self.slot[k]], kind)?,
@@ -1131,6 +1165,7 @@ impl Optimizer {
             weight_decay,
             decoupled,
             amsgrad: flags.amsgrad,
+            capturable: flags.capturable,
         };
         let slots: Vec<usize> = members.iter().map(|(k, _)| self.slot[*k]).collect();
         let params: Vec<Arc<Tensor>> = members
@@ -1156,14 +1191,14 @@ impl Optimizer {
                 first: &mut state.first,
                 second: &mut state.second,
                 third: &mut state.third,
-                steps: &mut state.steps,
+                step: &mut state.step,
             });
         }
         super::adam_foreach::step(rt, entries, settings)
     }
 
-    /// The state's tensors as PyTorch's `opt.state[p]` names them
-    /// (`momentum_buffer`, `exp_avg`, `exp_avg_sq`), each with the index
+    /// The state's tensors on a device as PyTorch's `opt.state[p]` names them
+    /// (`momentum_buffer`, `exp_avg`, `exp_avg_sq`, a capturable `step`), each with the index
     /// of its parameter (the first entry of a parameter listed twice).
     pub fn state_tensors(&self) -> Vec<(usize, &'static str, Arc<Tensor>)> {
         let mut out = Vec::new();
@@ -1186,6 +1221,9 @@ impl Optimizer {
             ] {
                 out.extend(t.iter().map(|t| (k, what, Arc::clone(t))));
             }
+            // A capturable optimizer's step, counted on the device.
+            let on_device = state.step.as_ref().filter(|t| t.device().is_cuda());
+            out.extend(on_device.map(|t| (k, "step", Arc::clone(t))));
         }
         out
     }
@@ -1203,11 +1241,34 @@ impl Optimizer {
         ids
     }
 
+    /// The entry of `params` that is `p` itself (its first, for a
+    /// parameter listed twice), as PyTorch keys `opt.state` by the tensor.
+    pub fn entry_of(&self, p: &Arc<Tensor>) -> Option<usize> {
+        self.params.iter().position(|q| Arc::ptr_eq(q, p))
+    }
+
+    /// The entries whose parameter has state (`opt.state`'s keys), each
+    /// parameter once, in the order of the parameters.
+    pub fn entries_with_state(&self) -> Vec<usize> {
+        let mut seen = Vec::new();
+        let mut out = Vec::new();
+        for k in 0..self.params.len() {
+            if seen.contains(&self.slot[k]) {
+                continue;
+            }
+            seen.push(self.slot[k]);
+            if !self.state_of(k).is_empty() {
+                out.push(k);
+            }
+        }
+        out
+    }
+
     /// The state of entry `k`'s parameter, by PyTorch's names (empty before
     /// the parameter's first update).
-    pub fn state_of(&self, k: usize) -> Vec<(&'static str, StateValue)> {
+    pub fn state_of(&self, k: usize) -> Vec<(&'static str, Arc<Tensor>)> {
         let state = &self.state[self.slot[k]];
-        let has = state.steps > 0
+        let has = state.step.is_some()
             || [&state.first, &state.second, &state.third]
                 .iter()
                 .any(|t| t.is_some());
@@ -1219,13 +1280,11 @@ impl Optimizer {
             .iter()
             .filter_map(|&(name, slot)| {
                 let value = match slot {
-                    Slot::Step => StateValue::Steps(state.steps),
-                    Slot::First => StateValue::Tensor(Arc::clone(state.first.as_ref()?)),
-                    Slot::Second => StateValue::Tensor(Arc::clone(state.second.as_ref()?)),
-                    Slot::Third => StateValue::Tensor(Arc::clone(state.third.as_ref()?)),
-                    Slot::MuProduct => StateValue::Tensor(Arc::new(Tensor::scalar(
-                        state.mu_product.unwrap_or(1.0),
-                    ))),
+                    Slot::Step => Arc::clone(state.step.as_ref()?),
+                    Slot::First => Arc::clone(state.first.as_ref()?),
+                    Slot::Second => Arc::clone(state.second.as_ref()?),
+                    Slot::Third => Arc::clone(state.third.as_ref()?),
+                    Slot::MuProduct => Arc::new(Tensor::scalar(state.mu_product.unwrap_or(1.0))),
                 };
                 Some((name, value))
             })
@@ -1234,22 +1293,21 @@ impl Optimizer {
 
     /// Sets one entry of entry `k`'s parameter's state (`load_state_dict`);
     /// `Err` for a name this optimizer keeps no state under.
-    pub fn set_state_of(&mut self, k: usize, name: &str, value: StateValue) -> Result<(), String> {
+    pub fn set_state_of(&mut self, k: usize, name: &str, t: Arc<Tensor>) -> Result<(), String> {
         let kind = &self.groups[self.group_of[k]];
         let Some(&(_, slot)) = kind.state_names().iter().find(|(n, _)| *n == name) else {
             return Err(format!("{} keeps no state named {name:?}", self.name()));
         };
         let state = &mut self.state[self.slot[k]];
-        match (slot, value) {
-            (Slot::Step, StateValue::Steps(n)) => state.steps = n,
-            (Slot::First, StateValue::Tensor(t)) => state.first = Some(t),
-            (Slot::Second, StateValue::Tensor(t)) => state.second = Some(t),
-            (Slot::Third, StateValue::Tensor(t)) => state.third = Some(t),
-            (Slot::MuProduct, StateValue::Tensor(t)) => {
+        match slot {
+            Slot::Step => state.step = Some(t),
+            Slot::First => state.first = Some(t),
+            Slot::Second => state.second = Some(t),
+            Slot::Third => state.third = Some(t),
+            Slot::MuProduct => {
                 let v = t.to_vec::<f32>().first().copied();
                 state.mu_product = Some(v.ok_or("mu_product is one number")?);
             }
-            _ => return Err(format!("the state's {name:?} has the wrong type")),
         }
         Ok(())
     }
@@ -1296,8 +1354,7 @@ fn adam_like(
     };
     let m = zeros_once(rt, &mut state.first, p)?;
     let v = zeros_once(rt, &mut state.second, p)?;
-    state.steps += 1;
-    let step = state.steps as f64;
+    let step = counted_step(rt, &mut state.step)?;
     let mut grad = grad;
     if weight_decay != 0.0 {
         match decoupled {
@@ -1444,7 +1501,7 @@ fn adam(
         (Some(m), Some(v)) => (Arc::clone(m), Arc::clone(v)),
         _ => unreachable!("both moments are made together"),
     };
-    state.steps += 1;
+    let step = counted_step(rt, &mut state.step)?;
     if weight_decay != 0.0 {
         grad = add_scaled(rt, &grad, p, weight_decay)?;
     }
@@ -1466,7 +1523,6 @@ fn adam(
         rt.binary_(BinaryOp::Add, &v, Operand::strong(&gg))?;
     }
     drop(grad);
-    let step = state.steps as f64;
     let bias1 = 1.0 - beta1.powf(step);
     let bias2 = 1.0 - beta2.powf(step);
     let step_size = lr / bias1;
@@ -1492,12 +1548,28 @@ fn adam(
     rt.binary_(BinaryOp::Sub, p, Operand::strong(&update))
 }
 
-/// `x.addcmul_(a, b, value=v)`: `x + v * a * b`, as PyTorch's CPU kernel
-/// orders it (`(v * a) * b`, then the add).
-fn addcmul_(rt: &mut Runtime, x: &Tensor, a: &Tensor, b: &Tensor, v: f64) -> R<()> {
-    let t = bin_s(rt, BinaryOp::Mul, a, v)?;
-    rt.binary_(BinaryOp::Mul, &t, Operand::strong(b))?;
-    rt.binary_(BinaryOp::Add, x, Operand::strong(&t))
+/// Adam's step with `capturable=True` (`adam_capturable`).
+fn adam_capturable(
+    rt: &mut Runtime,
+    p: &Tensor,
+    grad: Arc<Tensor>,
+    state: &mut State,
+    how: AdamStep,
+) -> R<()> {
+    let moments = super::adam_capturable::Moments {
+        first: &mut state.first,
+        second: &mut state.second,
+        third: &mut state.third,
+        step: &mut state.step,
+    };
+    let settings = super::adam_capturable::Settings {
+        lr: how.lr,
+        betas: how.betas,
+        eps: how.eps,
+        weight_decay: how.weight_decay,
+        amsgrad: how.amsgrad,
+    };
+    super::adam_capturable::step(rt, p, grad, moments, settings)
 }
 
 /// `x.addcdiv_(a, b, value=v)`: `x + v * a / b` (`(v * a) / b`, then the add).
@@ -1505,20 +1577,6 @@ fn addcdiv_(rt: &mut Runtime, x: &Tensor, a: &Tensor, b: &Tensor, v: f64) -> R<(
     let t = bin_s(rt, BinaryOp::Mul, a, v)?;
     rt.binary_(BinaryOp::Div, &t, Operand::strong(b))?;
     rt.binary_(BinaryOp::Add, x, Operand::strong(&t))
-}
-
-/// `x.lerp_(end, w)`, PyTorch's two forms: `x + w * (end - x)` below 0.5,
-/// `end - (end - x) * (1 - w)` from 0.5.
-fn lerp_(rt: &mut Runtime, x: &Tensor, end: &Tensor, w: f64) -> R<()> {
-    let diff = bin(rt, BinaryOp::Sub, end, x)?;
-    if w < 0.5 {
-        inplace_s(rt, BinaryOp::Mul, &diff, w)?;
-        rt.binary_(BinaryOp::Add, x, Operand::strong(&diff))
-    } else {
-        inplace_s(rt, BinaryOp::Mul, &diff, 1.0 - w)?;
-        let r = bin(rt, BinaryOp::Sub, end, &diff)?;
-        rt.assign(x, &r)
-    }
 }
 
 /// A zero tensor beside `p`, made once.
@@ -1550,7 +1608,7 @@ fn rmsprop(
         unreachable!("called for RMSprop")
     };
     let square_avg = zeros_once(rt, &mut state.second, p)?;
-    state.steps += 1;
+    count_step(rt, &mut state.step)?;
     let mut grad = grad;
     if weight_decay != 0.0 {
         grad = add_scaled(rt, &grad, p, weight_decay)?;
@@ -1600,12 +1658,12 @@ fn adagrad(
         unreachable!("called for Adagrad")
     };
     let sum = zeros_once(rt, &mut state.second, p)?;
-    state.steps += 1;
+    let step = counted_step(rt, &mut state.step)?;
     let mut grad = grad;
     if weight_decay != 0.0 {
         grad = add_scaled(rt, &grad, p, weight_decay)?;
     }
-    let clr = lr / (1.0 + (state.steps as f64 - 1.0) * lr_decay);
+    let clr = lr / (1.0 + (step - 1.0) * lr_decay);
     addcmul_(rt, &sum, &grad, &grad, 1.0)?;
     let std = rt.unary(UnaryOp::Sqrt, &sum)?;
     inplace_s(rt, BinaryOp::Add, &std, eps)?;
@@ -1632,7 +1690,7 @@ fn adadelta(
     };
     let square_avg = zeros_once(rt, &mut state.second, p)?;
     let acc_delta = zeros_once(rt, &mut state.third, p)?;
-    state.steps += 1;
+    count_step(rt, &mut state.step)?;
     let mut grad = grad;
     if weight_decay != 0.0 {
         grad = add_scaled(rt, &grad, p, weight_decay)?;

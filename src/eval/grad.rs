@@ -326,7 +326,7 @@ pub(super) fn sgd(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         dampening,
         weight_decay,
         nesterov,
-        flags: flags(b)?,
+        flags: flags(b, false)?,
     };
     optimizer(me, kind, b)
 }
@@ -389,7 +389,7 @@ pub(super) fn adam(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             weight_decay,
             momentum_decay,
             decoupled: b.bool("decoupled_weight_decay", false)?,
-            flags: flags(b)?,
+            flags: flags(b, false)?,
         };
         return optimizer(me, kind, b);
     }
@@ -399,7 +399,7 @@ pub(super) fn adam(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             betas,
             eps,
             weight_decay,
-            flags: flags(b)?,
+            flags: flags(b, true)?,
         },
         _ => Kind::Adam {
             lr,
@@ -407,7 +407,7 @@ pub(super) fn adam(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             eps,
             weight_decay,
             decoupled: b.bool("decoupled_weight_decay", false)?,
-            flags: flags(b)?,
+            flags: flags(b, true)?,
         },
     };
     optimizer(me, kind, b)
@@ -423,7 +423,7 @@ pub(super) fn rmsprop(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         weight_decay: b.float("weight_decay")?.unwrap_or(0.0),
         momentum: b.float("momentum")?.unwrap_or(0.0),
         centered: b.bool("centered", false)?,
-        flags: flags(b)?,
+        flags: flags(b, false)?,
     };
     check_hyper(b, &named(&kind))?;
     optimizer(me, kind, b)
@@ -438,7 +438,7 @@ pub(super) fn adagrad(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         weight_decay: b.float("weight_decay")?.unwrap_or(0.0),
         initial_accumulator_value: b.float("initial_accumulator_value")?.unwrap_or(0.0),
         eps: b.float("eps")?.unwrap_or(1e-10),
-        flags: flags(b)?,
+        flags: flags(b, false)?,
     };
     check_hyper(b, &named(&kind))?;
     optimizer(me, kind, b)
@@ -451,7 +451,7 @@ pub(super) fn adadelta(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         rho: b.float("rho")?.unwrap_or(0.9),
         eps: b.float("eps")?.unwrap_or(1e-6),
         weight_decay: b.float("weight_decay")?.unwrap_or(0.0),
-        flags: flags(b)?,
+        flags: flags(b, false)?,
     };
     check_hyper(b, &named(&kind))?;
     if let Kind::Adadelta { rho, .. } = kind {
@@ -464,9 +464,10 @@ pub(super) fn adadelta(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 
 /// The switches PyTorch's optimizers share (`amsgrad`, `maximize`,
 /// `foreach`, `fused`, `capturable`, `differentiable`), where the
-/// optimizer's signature has them; true for the last two is refused, and
+/// optimizer's signature has them; `differentiable=True` is refused, and
+/// `capturable=True` where the optimizer is not Adam or AdamW (`captures`);
 /// `fused` with `foreach` both true is PyTorch's RuntimeError.
-fn flags(b: &Bound) -> Result<crate::autograd::optim::Flags, Diagnostic> {
+fn flags(b: &Bound, captures: bool) -> Result<crate::autograd::optim::Flags, Diagnostic> {
     let maybe = |name: &str| -> Result<Option<bool>, Diagnostic> {
         match b.given(name) {
             None | Some((Value::None, _)) => Ok(None),
@@ -474,7 +475,7 @@ fn flags(b: &Bound) -> Result<crate::autograd::optim::Flags, Diagnostic> {
         }
     };
     for name in ["capturable", "differentiable"] {
-        if b.bool(name, false)? {
+        if b.bool(name, false)? && !(captures && name == "capturable") {
             return Err(Error::value(crate::autograd::optim::unsupported(name)).at(b.span_of(name)));
         }
     }
@@ -483,7 +484,7 @@ fn flags(b: &Bound) -> Result<crate::autograd::optim::Flags, Diagnostic> {
         maximize: b.bool("maximize", false)?,
         foreach: maybe("foreach")?,
         fused: maybe("fused")?,
-        capturable: false,
+        capturable: b.bool("capturable", false)?,
         differentiable: false,
         whole: 0,
     };
@@ -850,6 +851,10 @@ pub(super) fn step(me: &mut Interp, _: &'static str, o: &Arc<Mutex<Optimizer>>, 
             r?
         }
     };
+    let capturing = me.rt.is_current_stream_capturing();
+    if let Some(warning) = lock(o).uncaptured_warning(capturing) {
+        me.warn_once(warning.into());
+    }
     lock(o).step(&mut me.rt).map_err(|e| e.at(b.span))?;
     Ok(loss)
 }

@@ -896,6 +896,15 @@ static NATIVES: &[Native] = &[
         name: "_cudash.graph_pool_handle",
     },
     Native {
+        name: "_cudash.optim_state_params",
+    },
+    Native {
+        name: "_cudash.optim_state_of",
+    },
+    Native {
+        name: "_cudash.optim_state_set",
+    },
+    Native {
         name: "torch.cuda.set_stream",
     },
     Native {
@@ -2030,6 +2039,9 @@ impl Interp {
         }
         if super::cuda_graphs::NAMES.contains(&f.name) {
             return self.call_cuda_graph(f.name, args, span);
+        }
+        if super::optimizer_live_state::NAMES.contains(&f.name) {
+            return self.call_optim_state(f.name, args, span);
         }
         if super::rng_state::NAMES.contains(&f.name) {
             return self.call_rng_state(f.name, args, span);

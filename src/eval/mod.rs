@@ -62,6 +62,7 @@ mod mp_objects;
 mod mro;
 mod np_random;
 mod operators;
+mod optimizer_live_state;
 mod optimizer_state;
 mod out_arg;
 mod own_module;

@@ -10,7 +10,7 @@ use super::args::Bound;
 use super::param_group::{setting_of, setting_value};
 use super::value::Key;
 use super::{Interp, Value};
-use crate::autograd::optim::{Optimizer, StateValue};
+use crate::autograd::optim::Optimizer;
 use crate::error::{Diagnostic, Error};
 use crate::runtime::lock::lock;
 use crate::runtime::Tensor;
@@ -55,13 +55,7 @@ pub(super) fn state_dict(
         }
         let entries = entries
             .into_iter()
-            .map(|(name, v)| {
-                let v = match v {
-                    StateValue::Steps(n) => Value::tensor(Tensor::scalar(n as f32)),
-                    StateValue::Tensor(t) => Value::Tensor(t),
-                };
-                (Key::from(name), v)
-            })
+            .map(|(name, v)| (Key::from(name), state_value(v)))
             .collect();
         state.push((Key::Int(id as i64), Value::Dict(PyDict::new(entries))));
     }
@@ -212,7 +206,7 @@ pub(super) fn load_state_dict(
         extras.push(own);
     }
     // Each parameter's state, moved to its parameter's device and dtype.
-    let mut loaded: Vec<(usize, &'static str, StateValue)> = Vec::new();
+    let mut loaded: Vec<(usize, &'static str, Arc<Tensor>)> = Vec::new();
     for (key, entries) in state.items().iter() {
         let Key::Int(id) = key else {
             return Err(bad("numbers the parameters in its \"state\""));
@@ -237,18 +231,15 @@ pub(super) fn load_state_dict(
                 ))));
             };
             let v = if known == "step" || known == "mu_product" {
-                let number = match value {
-                    Value::Tensor(t) if t.numel() == 1 => {
-                        me.rt.read_item(t, || t.to_vec::<f64>()[0]).map_err(at)?
-                    }
-                    other => other
-                        .as_number()
-                        .ok_or_else(|| bad(&format!("has a number as {known:?}")))?,
-                };
-                match known {
-                    // NAdam's, a float32 on the host as PyTorch keeps it.
-                    "mu_product" => StateValue::Tensor(Arc::new(Tensor::scalar(number as f32))),
-                    _ => StateValue::Steps(number.max(0.0) as u64),
+                let v = number_entry(me, known, value)
+                    .ok_or_else(|| bad(&format!("has a number as {known:?}")))?
+                    .map_err(at)?;
+                // A capturable optimizer counts on the parameter's device:
+                // PyTorch's `value.to(dtype=torch.float32, device=param.device)`.
+                let capturable = kinds[opt.group_of[k]].flags().capturable;
+                match capturable && known == "step" && v.device() != param.device() {
+                    true => me.rt.copy_to(&v, param.device()).map_err(at)?,
+                    false => v,
                 }
             } else {
                 let Value::Tensor(t) = value else {
@@ -266,7 +257,7 @@ pub(super) fn load_state_dict(
                 // parameter's device in its dtype (the optimizer then holds
                 // the checkpoint's tensors: no second copy in `mem`), a new
                 // one only where it moves or casts.
-                let held = match (t.device() == param.device(), t.dtype() == param.dtype()) {
+                match (t.device() == param.device(), t.dtype() == param.dtype()) {
                     (true, true) => Arc::clone(t),
                     (true, false) => me.rt.cast(t, param.dtype()).map_err(at)?,
                     (false, same) => {
@@ -276,8 +267,7 @@ pub(super) fn load_state_dict(
                             false => me.rt.cast(&moved, param.dtype()).map_err(at)?,
                         }
                     }
-                };
-                StateValue::Tensor(held)
+                }
             };
             loaded.push((k, known, v));
         }
@@ -298,4 +288,34 @@ pub(super) fn load_state_dict(
             .map_err(|m| at(Error::value(m)))?;
     }
     Ok(Value::None)
+}
+
+/// A state entry as the program sees it: the tensor the optimizer holds.
+pub(super) fn state_value(t: Arc<Tensor>) -> Value {
+    Value::Tensor(t)
+}
+
+/// `step` or NAdam's `mu_product` from a number or a one-element tensor;
+/// `None` for another value. A float32 step is kept itself, as PyTorch's
+/// `load_state_dict` and `opt.state[p]["step"] = t` keep it (the optimizer
+/// then counts in that tensor); anything else becomes a float32 scalar on
+/// the host.
+pub(super) fn number_entry(
+    me: &mut Interp,
+    known: &str,
+    value: &Value,
+) -> Option<Result<Arc<Tensor>, Error>> {
+    if let Value::Tensor(t) = value {
+        if known == "step" && t.numel() == 1 && t.dtype() == crate::runtime::DType::F32 {
+            return Some(Ok(Arc::clone(t)));
+        }
+    }
+    let number = match value {
+        Value::Tensor(t) if t.numel() == 1 => match me.rt.read_item(t, || t.to_vec::<f64>()[0]) {
+            Ok(n) => n,
+            Err(e) => return Some(Err(e)),
+        },
+        other => other.as_number()?,
+    };
+    Some(Ok(Arc::new(Tensor::scalar(number as f32))))
 }

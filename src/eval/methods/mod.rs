@@ -1027,6 +1027,16 @@ impl Interp {
         if let Value::Dataset(ds) = recv {
             return super::subset::dataset_attr(ds, name).map_err(|e| e.at(span));
         }
+        // `opt.state` of a built-in optimizer: a view of its state as
+        // PyTorch's dict of dicts (`stdlib/torch_optim_state.py`).
+        if let (Value::Optimizer(_), "state") = (recv, name) {
+            const MODULE: &str = "torch.optim._state";
+            let path = super::stdlib::path_of(MODULE).expect("a module of stdlib/");
+            let own = self.import_own(MODULE, path, span)?;
+            let f = self.own_module_attr(&own, "_state_of", span)?;
+            let arg = super::args::ArgVal::positional(recv.clone(), span);
+            return self.call_value(f, vec![arg], span);
+        }
         // `itertools.chain.from_iterable`, `str.upper`.
         if let Some(f) = native_member(recv, name) {
             return Ok(f);

@@ -116,6 +116,7 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_optim_optimizer.py"),
     ),
     ("torch.optim.lbfgs", include_str!("torch_optim_lbfgs.py")),
+    ("torch.optim._state", include_str!("torch_optim_state.py")),
     ("tempfile", include_str!("tempfile.py")),
     ("statistics", include_str!("statistics.py")),
     ("math._fsum", include_str!("math_fsum.py")),
