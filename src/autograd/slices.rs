@@ -6,11 +6,11 @@
 use std::sync::Arc;
 
 use super::node::{Geometry, Grads, InputMeta, Node};
-use super::ops::{add_into_zeros, bin, bin_s, full, positions};
+use super::ops::{add_into_zeros, bin, full, positions};
 use super::Mode;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
-use crate::runtime::op::binary::BinaryOp;
+use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::Fill;
 use crate::runtime::op::index::Index;
 use crate::runtime::{DType, Tensor};
@@ -68,7 +68,13 @@ pub fn as_strided(
     let mut places = full(rt, &view.shape, DType::I64, base.device, view.offset as i64)?;
     for (d, (&n, &s)) in view.shape.iter().zip(&view.strides).enumerate() {
         let step = positions(rt, n, d, view.shape.len(), base.device)?;
-        let step = bin_s(rt, BinaryOp::Mul, &step, s as f64)?;
+        // An int stride: the places stay int64 (a float would promote them).
+        let stride = Tensor::scalar(s as i64);
+        let step = rt.binary(
+            BinaryOp::Mul,
+            Operand::strong(&step),
+            Operand::weak(&stride),
+        )?;
         places = bin(rt, BinaryOp::Add, &places, &step)?;
     }
     let flat = add_into_zeros(rt, &[numel], base.device, &[Index::Tensor(places)], &g)?;

@@ -166,3 +166,91 @@ pub fn split(
     let parts = parts.into_iter().map(Arc::new).collect();
     Ok(record::attach_parts(rt, mode, x, parts, (name, backward)))
 }
+
+/// `x.as_strided(size, stride, storage_offset)`: a view of x's storage,
+/// checked against the storage's size with PyTorch's message, recorded as
+/// `AsStridedBackward0`. Its gradient is written back where the view lies
+/// in x, which cudash does for a contiguous x the view stays within (PyTorch
+/// also for other layouts: refused with a message).
+pub fn as_strided(
+    rt: &Runtime,
+    mode: Mode,
+    x: &Tensor,
+    (size, stride, offset): (&[i64], &[i64], i64),
+) -> R<Arc<Tensor>> {
+    if size.len() != stride.len() {
+        return Err(Error::runtime(format!(
+            "mismatch in length of strides and shape: {} strides for {} sizes",
+            stride.len(),
+            size.len()
+        )));
+    }
+    if let Some(&n) = size.iter().find(|&&n| n < 0) {
+        return Err(Error::runtime(format!(
+            "as_strided: Negative strides are not supported at the moment, got size {n}"
+        )));
+    }
+    if stride.iter().any(|&s| s < 0) {
+        return Err(Error::runtime(format!(
+            "as_strided: Negative strides are not supported at the moment, got strides: {stride:?}"
+        )));
+    }
+    if offset < 0 {
+        return Err(Error::runtime(format!(
+            "Tensor: invalid storage offset {offset}"
+        )));
+    }
+    let shape: Vec<usize> = size.iter().map(|&n| n as usize).collect();
+    let strides: Vec<isize> = stride.iter().map(|&s| s as isize).collect();
+    let offset = offset as usize;
+    let numel: usize = shape.iter().product();
+    if numel > 0 {
+        let last: usize = shape
+            .iter()
+            .zip(&strides)
+            .map(|(&n, &s)| (n - 1) * s as usize)
+            .sum();
+        let item = x.dtype().size();
+        let needed = (offset + last + 1) * item;
+        let has = x.storage_len() * item;
+        if needed > has {
+            return Err(Error::runtime(format!(
+                "setStorage: sizes {size:?}, strides {stride:?}, storage offset {offset}, and \
+                 itemsize {item} requiring a storage size of {needed} are out of bounds for \
+                 storage of size {has}"
+            )));
+        }
+    }
+    let out = Arc::new(x.view(shape.clone(), strides.clone(), offset));
+    // The view's place in x, for the gradient: x contiguous, the view
+    // within it.
+    let start = offset.checked_sub(x.offset());
+    let end = start.map(|s| {
+        let last: usize = shape
+            .iter()
+            .zip(&strides)
+            .map(|(&n, &s)| n.saturating_sub(1) * s as usize)
+            .sum();
+        s + last
+    });
+    let within = x.is_contiguous() && matches!(end, Some(e) if numel == 0 || e < x.numel());
+    if !within && record::recording(mode, &[x]) && x.dtype().is_float() {
+        return Err(Error::not_implemented(
+            "cudash differentiates as_strided() of a contiguous tensor the view stays within",
+            "take the view of a tensor that requires no grad, or of x.contiguous()",
+        ));
+    }
+    let view = super::node::Geometry {
+        shape: shape.iter().copied().collect(),
+        strides: strides.iter().copied().collect(),
+        offset: start.unwrap_or(0),
+    };
+    Ok(record::attach_node(
+        rt,
+        mode,
+        out,
+        "AsStridedBackward0",
+        Backward::AsStrided { view },
+        &[x],
+    ))
+}

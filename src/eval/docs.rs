@@ -533,6 +533,7 @@ docs! {
     Method Math "clamp_max", "x.clamp_max(max)", "`x.clamp(max=max)`.", "tensor([-1., 2.]).clamp_max(0)";
     Method Tensors "type_as", "x.type_as(other)", "`x` with `other`'s dtype and device (`x.to(other.device, other.dtype)`).", "arange(3).type_as(ones(1))";
     Method Tensors "select", "x.select(dim, index)", "A view of the slice at `index` along `dim`, that dimension dropped (`x[:, i]` for dim 1), as `torch.Tensor.select`; a negative `index` counts from the end.", "arange(6).reshape(2, 3).select(1, 2)";
+    Method Tensors "as_strided", "x.as_strided(size, stride, storage_offset=none)", "A view of x's storage with the given sizes and strides, from element `storage_offset` of the storage (x's own offset by default), as `torch.as_strided`: overlapping windows without a copy (`AsStridedBackward0`). A view past the storage is PyTorch's error.", "arange(6.).as_strided((3, 2), (2, 1))";
     Method Tensors "narrow", "x.narrow(dim, start, length)", "A view of the `length` elements from `start` along `dim` (`x[start:start + length]` on that dim), as `torch.Tensor.narrow`; a negative `start` counts from the end.", "arange(6).narrow(0, 2, 3)";
     Method Tensors "unsqueeze", "x.unsqueeze(dim)", "A view with a new dimension of size 1 at `dim` (-1: last).", "arange(3).unsqueeze(1)";
     Method Tensors "squeeze", "x.squeeze(dim=none)", "A view without its dimensions of size 1 (or without `dim`, if its size is 1).", "ones(1, 3, 1).squeeze().shape";

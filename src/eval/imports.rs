@@ -442,6 +442,9 @@ static TENSOR_FUNCTIONS: &[Native] = &[
     Native {
         name: "torch.narrow",
     },
+    Native {
+        name: "torch.as_strided",
+    },
     Native { name: "torch.ne" },
     Native {
         name: "torch.nonzero",

@@ -39,6 +39,7 @@ use crate::runtime::event::{Event, StreamRef};
 /// in this module of cudash's own).
 const PYTHON_TENSOR_METHODS: &[(&str, &str)] = &[
     ("untyped_storage", "torch._storage"),
+    ("storage", "torch._storage"),
     ("det", "torch"),
     ("svd", "torch"),
     ("cross", "torch"),
@@ -400,6 +401,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("transpose_", TensorMethod(view_in_place::view_in_place)),
         ("swapdims_", TensorMethod(view_in_place::view_in_place)),
         ("narrow", TensorMethod(shape::narrow)),
+        ("as_strided", TensorMethod(shape::as_strided)),
         ("select", TensorMethod(shape::select)),
         ("dim", TensorMethod(facts::fact)),
         ("ndimension", TensorMethod(facts::fact)),

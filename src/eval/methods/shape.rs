@@ -336,3 +336,23 @@ pub(super) fn select(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
         .map(Value::Tensor)
         .map_err(at)
 }
+
+/// `x.as_strided(size, stride, storage_offset=None)`: a view of x's
+/// storage with the given sizes and strides, starting `storage_offset`
+/// elements into the storage (x's own offset by default), as PyTorch's;
+/// one that reaches past the storage is its RuntimeError.
+pub(super) fn as_strided(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let list = |name: &str| -> Result<Vec<i64>, Diagnostic> {
+        let (v, s) = b.get(name).cloned().unwrap_or((Value::None, b.span));
+        let v = match v {
+            Value::Size(items) => Value::List(items),
+            Value::Int(i) => Value::List(Arc::new(vec![Value::Int(i)])),
+            other => other,
+        };
+        int_list(&[(v, s)], &format!("as_strided()'s {name}"))
+    };
+    let (size, stride) = (list("size")?, list("stride")?);
+    let offset = b.int("storage_offset")?.unwrap_or(t.offset() as i64);
+    let r = crate::autograd::views::as_strided(&me.rt, me.grad, t, (&size, &stride, offset));
+    r.map(Value::Tensor).map_err(|e| e.at(b.span))
+}
