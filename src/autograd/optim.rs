@@ -695,6 +695,9 @@ impl std::fmt::Debug for Optimizer {
 }
 
 pub struct Optimizer {
+    /// The constructor's settings (PyTorch's `opt.defaults`), which a group
+    /// added later starts from.
+    pub defaults: Kind,
     /// Each parameter group's settings (`param_groups[i]`), one kind for all.
     pub groups: Vec<Kind>,
     /// Every group's parameters, in order.
@@ -708,6 +711,10 @@ pub struct Optimizer {
     slot: Vec<usize>,
     /// How many times `step()` ran (a scheduler warns when it steps first).
     pub steps_taken: u64,
+    /// `register_step_pre_hook(f)`'s and `register_step_post_hook(f)`'s
+    /// functions, run before and after each `step()`.
+    pub step_pre_hooks: Arc<super::hook_list::Hooks>,
+    pub step_post_hooks: Arc<super::hook_list::Hooks>,
     /// Whether the warning of a capturable step run outside a capture was
     /// given (PyTorch's `_warned_capturable_if_run_uncaptured`).
     warned_uncaptured: bool,
@@ -781,6 +788,21 @@ pub fn replace_param(old: &Arc<Tensor>, new: &Arc<Tensor>) -> usize {
     replaced
 }
 
+/// PyTorch's refusal of a parameter that is the result of ops.
+fn check_leaves(params: &[Arc<Tensor>]) -> R<()> {
+    if params
+        .iter()
+        .any(|p| meta(p).is_some_and(|m| m.has_grad_fn()))
+    {
+        return Err(Error::value_help(
+            "can't optimize a non-leaf Tensor",
+            "a result of ops on parameters is not a parameter: optimize the leaves \
+             (made with `requires_grad=true`, or `p.requires_grad_()`)",
+        ));
+    }
+    Ok(())
+}
+
 /// `x op= s` in place.
 fn inplace_s(rt: &mut Runtime, op: BinaryOp, x: &Tensor, s: f64) -> R<()> {
     rt.binary_(op, x, Operand::weak(&Tensor::scalar(s)))
@@ -820,15 +842,7 @@ impl Optimizer {
             params.extend(ps);
             groups.push(kind);
         }
-        for p in &params {
-            if meta(p).is_some_and(|m| m.has_grad_fn()) {
-                return Err(Error::value_help(
-                    "can't optimize a non-leaf Tensor",
-                    "a result of ops on parameters is not a parameter: optimize the leaves \
-                     (made with `requires_grad=true`, or `p.requires_grad_()`)",
-                ));
-            }
-        }
+        check_leaves(&params)?;
         let mut slot = Vec::with_capacity(params.len());
         let mut distinct: Vec<&Arc<Tensor>> = Vec::new();
         for p in &params {
@@ -842,6 +856,7 @@ impl Optimizer {
         }
         let state = distinct.iter().map(|_| State::default()).collect();
         Ok(Optimizer {
+            defaults: groups[0].clone(),
             groups,
             params,
             group_of,
@@ -849,9 +864,52 @@ impl Optimizer {
             slot,
             steps_taken: 0,
             warned_uncaptured: false,
+            step_pre_hooks: Arc::default(),
+            step_post_hooks: Arc::default(),
             initial_lrs: Vec::new(),
             extras: Vec::new(),
         })
+    }
+
+    /// `opt.add_param_group(...)`: a group of new parameters with settings
+    /// `kind` and the program's keys `extras`, its state made as at the
+    /// constructor's (`init_state`). A parameter of another group is
+    /// PyTorch's error.
+    pub fn add_group(
+        &mut self,
+        rt: &mut Runtime,
+        kind: Kind,
+        params: Vec<Arc<Tensor>>,
+        extras: Vec<(String, HookFn)>,
+    ) -> R<()> {
+        if params
+            .iter()
+            .any(|p| self.params.iter().any(|q| Arc::ptr_eq(p, q)))
+        {
+            return Err(Error::value(
+                "some parameters appear in more than one parameter group",
+            ));
+        }
+        check_leaves(&params)?;
+        let g = self.groups.len();
+        let first_new = self.state.len();
+        let start = self.params.len();
+        for p in params {
+            let earlier = (start..self.params.len()).find(|&k| Arc::ptr_eq(&self.params[k], &p));
+            match earlier {
+                Some(k) => self.slot.push(self.slot[k]),
+                None => {
+                    self.slot.push(self.state.len());
+                    self.state.push(State::default());
+                }
+            }
+            self.params.push(p);
+            self.group_of.push(g);
+        }
+        self.groups.push(kind);
+        self.extras.resize_with(g, Vec::new);
+        self.extras.push(extras);
+        self.init_state_from(rt, first_new)
     }
 
     /// PyTorch's warning when a parameter is listed twice (its update then
@@ -876,7 +934,12 @@ impl Optimizer {
     /// State PyTorch makes at construction: Adagrad's `sum`, filled with
     /// `initial_accumulator_value`, beside each parameter.
     pub fn init_state(&mut self, rt: &mut Runtime) -> R<()> {
-        for (s, state) in self.state.iter_mut().enumerate() {
+        self.init_state_from(rt, 0)
+    }
+
+    /// `init_state` of the states from `first` on (a group added later).
+    fn init_state_from(&mut self, rt: &mut Runtime, first: usize) -> R<()> {
+        for (s, state) in self.state.iter_mut().enumerate().skip(first) {
             let k = self.slot.iter().position(|&x| x == s).unwrap_or(0);
             if let Kind::Adagrad {
                 initial_accumulator_value,

@@ -8,7 +8,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::args::{to_tensor, Bound};
+use super::args::{to_tensor, ArgVal, Bound};
 use super::flow::Flow;
 use super::value::{Key, PyDict};
 use super::{Interp, Value};
@@ -739,68 +739,7 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
         Some(Value::Dict(_)) => {
             let mut groups = Vec::with_capacity(items.len());
             for item in &items {
-                let Value::Dict(pairs) = item else {
-                    return Err(Error::wrong_type(
-                        "a parameter group",
-                        "a dict like {\"params\": [...], \"lr\": 0.01}",
-                        item.type_name(),
-                    )
-                    .at(span));
-                };
-                let mut group_kind = kind.clone();
-                let mut params = None;
-                let mut own = Vec::new();
-                for (k, v) in pairs.items().iter() {
-                    if k == "params" {
-                        params = Some(match v {
-                            Value::Tensor(t) => vec![Arc::clone(t)],
-                            v => match v.elements() {
-                                Some(Ok(items)) => tensors(&items)?,
-                                _ => {
-                                    return Err(Error::wrong_type(
-                                        "a group's params",
-                                        "a list of tensors",
-                                        v.type_name(),
-                                    )
-                                    .at(span))
-                                }
-                            },
-                        });
-                        continue;
-                    }
-                    // A key of the program's (`"name": "enc"`): kept as given,
-                    // as PyTorch keeps any key; another optimizer's setting
-                    // (`momentum` for Adam) is kept too, and said to do
-                    // nothing, which PyTorch leaves unsaid.
-                    let name = k.to_string();
-                    if !group_kind.keys().contains(&name.as_str()) {
-                        if OTHER_OPTIMIZERS_SETTINGS.contains(&name.as_str()) {
-                            me.warn_once(format!(
-                                "a parameter group of {} sets {name:?}, which it does not \
-                                 use (another optimizer's setting); the group keeps the key, \
-                                 as PyTorch's does",
-                                group_kind.name()
-                            ));
-                        }
-                        own.push((name, super::param_group::hold(v)));
-                        continue;
-                    }
-                    let setting = super::param_group::setting_of(v).ok_or_else(|| {
-                        Error::wrong_type(
-                            format!("the group's {}", k.repr()),
-                            "a number",
-                            v.type_name(),
-                        )
-                        .at(span)
-                    })?;
-                    group_kind
-                        .set(&k.to_string(), setting)
-                        .map_err(|m| Error::value(m).at(span))?;
-                }
-                let params = params.ok_or_else(|| {
-                    Error::value("parameter group didn't specify a value of required optimization parameter params")
-                        .at(span)
-                })?;
+                let (group_kind, params, own) = parameter_group(me, &kind, item, span)?;
                 groups.push((group_kind, params));
                 extras.push(own);
             }
@@ -842,11 +781,54 @@ const OTHER_OPTIMIZERS_SETTINGS: &[&str] = &[
 /// gradients, computes the loss and calls `backward`) called first with
 /// grad mode on, as PyTorch's optimizers do; its loss is the value.
 pub(super) fn step(me: &mut Interp, _: &'static str, o: &Arc<Mutex<Optimizer>>, b: &Bound) -> Out {
-    let loss = match b.given("closure") {
-        None | Some((Value::None, _)) => Value::None,
-        Some((f, span)) => {
+    let mut closure = match b.given("closure") {
+        None | Some((Value::None, _)) => None,
+        Some((f, _)) => Some(f.clone()),
+    };
+    // The step hooks' `(optimizer, args, kwargs)`: `args` is the step's,
+    // the optimizer first (PyTorch's wrapper passes `self` in them).
+    let call_args = |closure: &Option<Value>| {
+        let me = Value::Optimizer(Arc::clone(o));
+        let args = std::iter::once(me).chain(closure.iter().cloned());
+        let args = args.collect::<Vec<_>>();
+        vec![
+            ArgVal::positional(Value::Optimizer(Arc::clone(o)), b.span),
+            ArgVal::positional(Value::List(Arc::new(args)), b.span),
+            ArgVal::positional(Value::Dict(PyDict::new(Vec::new())), b.span),
+        ]
+    };
+    let pre = lock(o).step_pre_hooks.list();
+    for hook in pre {
+        let f = super::param_group::held(&hook.f);
+        let r = me.call_value(f.clone(), call_args(&closure), b.span)?;
+        closure = match r {
+            Value::None => closure,
+            Value::List(pair) if pair.len() == 2 => {
+                let new_args = pair[0].elements().and_then(Result::ok);
+                let from_args = new_args.and_then(|a| a.get(1).cloned());
+                let from_kwargs = match &pair[1] {
+                    Value::Dict(d) => d.get(&Key::from("closure")),
+                    _ => None,
+                };
+                from_args
+                    .or(from_kwargs)
+                    .filter(|v| !matches!(v, Value::None))
+            }
+            other => {
+                return Err(Error::runtime(format!(
+                    "{} must return None or a tuple of (new_args, new_kwargs), but got {}.",
+                    super::show::repr(&f),
+                    super::show::repr(&other)
+                ))
+                .at(b.span))
+            }
+        };
+    }
+    let loss = match &closure {
+        None => Value::None,
+        Some(f) => {
             let saved = std::mem::replace(&mut me.grad.enabled, true);
-            let r = me.call_value(f.clone(), Vec::new(), *span);
+            let r = me.call_value(f.clone(), Vec::new(), b.span);
             me.grad.enabled = saved;
             r?
         }
@@ -856,7 +838,35 @@ pub(super) fn step(me: &mut Interp, _: &'static str, o: &Arc<Mutex<Optimizer>>, 
         me.warn_once(warning.into());
     }
     lock(o).step(&mut me.rt).map_err(|e| e.at(b.span))?;
+    let post = lock(o).step_post_hooks.list();
+    for hook in post {
+        let f = super::param_group::held(&hook.f);
+        me.call_value(f, call_args(&closure), b.span)?;
+    }
     Ok(loss)
+}
+
+/// `opt.register_step_pre_hook(hook)` and `opt.register_step_post_hook(hook)`:
+/// `hook(optimizer, args, kwargs)` called before (which may return new
+/// `(args, kwargs)`) or after each `step()`; the handle's `remove()` takes
+/// it off.
+pub(super) fn register_step_hook(
+    _: &mut Interp,
+    name: &'static str,
+    o: &Arc<Mutex<Optimizer>>,
+    b: &Bound,
+) -> Out {
+    let (f, _) = b
+        .get("hook")
+        .cloned()
+        .ok_or_else(|| Error::value(format!("{name}() takes a function")).at(b.span))?;
+    let o = lock(o);
+    let hooks = match name {
+        "register_step_pre_hook" => &o.step_pre_hooks,
+        _ => &o.step_post_hooks,
+    };
+    let handle = crate::autograd::hooks::register_in(hooks, super::param_group::hold(&f));
+    Ok(Value::HookHandle(Arc::new(handle)))
 }
 
 /// `opt.zero_grad()`.
@@ -1204,4 +1214,150 @@ pub(super) fn grad_of(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
             .map(|g| g.map_or(Value::None, Value::Tensor))
             .collect(),
     )))
+}
+
+/// A parameter group read from its dict: its settings, its parameters, and
+/// the program's own keys.
+type Group = (
+    Kind,
+    Vec<Arc<Tensor>>,
+    Vec<(String, crate::autograd::hook_list::HookFn)>,
+);
+
+/// A parameter group as a dict (`{"params": [...], "lr": 0.01}`): its
+/// settings over `kind`'s, its parameters, and the program's own keys, as
+/// the constructor and `add_param_group` read one.
+fn parameter_group(
+    me: &mut Interp,
+    kind: &Kind,
+    item: &Value,
+    span: Span,
+) -> Result<Group, Diagnostic> {
+    let tensors = |items: &[Value]| {
+        items
+            .iter()
+            .map(|v| match v {
+                Value::Tensor(t) => Ok(Arc::clone(t)),
+                other => {
+                    Err(Error::wrong_type("a parameter", "a tensor", other.type_name()).at(span))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let Value::Dict(pairs) = item else {
+        return Err(Error::wrong_type(
+            "a parameter group",
+            "a dict like {\"params\": [...], \"lr\": 0.01}",
+            item.type_name(),
+        )
+        .at(span));
+    };
+    let mut group_kind = kind.clone();
+    let mut params = None;
+    let mut own = Vec::new();
+    for (k, v) in pairs.items().iter() {
+        if k == "params" {
+            params = Some(match v {
+                Value::Tensor(t) => vec![Arc::clone(t)],
+                v => match v.elements() {
+                    Some(Ok(items)) => tensors(&items)?,
+                    _ => {
+                        return Err(Error::wrong_type(
+                            "a group's params",
+                            "a list of tensors",
+                            v.type_name(),
+                        )
+                        .at(span))
+                    }
+                },
+            });
+            continue;
+        }
+        // A key of the program's (`"name": "enc"`): kept as given,
+        // as PyTorch keeps any key; another optimizer's setting
+        // (`momentum` for Adam) is kept too, and said to do
+        // nothing, which PyTorch leaves unsaid.
+        let name = k.to_string();
+        if !group_kind.keys().contains(&name.as_str()) {
+            if OTHER_OPTIMIZERS_SETTINGS.contains(&name.as_str()) {
+                me.warn_once(format!(
+                    "a parameter group of {} sets {name:?}, which it does not \
+                     use (another optimizer's setting); the group keeps the key, \
+                     as PyTorch's does",
+                    group_kind.name()
+                ));
+            }
+            own.push((name, super::param_group::hold(v)));
+            continue;
+        }
+        let setting = super::param_group::setting_of(v).ok_or_else(|| {
+            Error::wrong_type(
+                format!("the group's {}", k.repr()),
+                "a number",
+                v.type_name(),
+            )
+            .at(span)
+        })?;
+        group_kind
+            .set(&k.to_string(), setting)
+            .map_err(|m| Error::value(m).at(span))?;
+    }
+    let params = params.ok_or_else(|| {
+        Error::value(
+            "parameter group didn't specify a value of required optimization parameter params",
+        )
+        .at(span)
+    })?;
+    Ok((group_kind, params, own))
+}
+
+/// `opt.add_param_group({"params": [...], "lr": 0.01})`: a group of new
+/// parameters, its unset settings the constructor's (`opt.defaults`), as
+/// PyTorch's (fine-tuning adds the layers it unfreezes this way).
+pub(super) fn add_param_group(
+    me: &mut Interp,
+    _: &'static str,
+    o: &Arc<Mutex<Optimizer>>,
+    b: &Bound,
+) -> Out {
+    let (group, span) = b
+        .get("param_group")
+        .cloned()
+        .ok_or_else(|| Error::value("add_param_group() takes a dict").at(b.span))?;
+    if !matches!(group, Value::Dict(_)) {
+        return Err(Error::Module {
+            class: "TypeError",
+            // (The call's arguments hold a list as a sequence, which
+            // reads as a tuple: a list is what programs pass.)
+            message: format!(
+                "param_group must be a dict, but got <class '{}'>",
+                match &group {
+                    Value::List(_) | Value::MutList(_) => "list".into(),
+                    other => super::format::python_type(other),
+                }
+            ),
+            help: None,
+        }
+        .at(span));
+    }
+    let defaults = lock(o).defaults.clone();
+    let (mut kind, params, own) = parameter_group(me, &defaults, &group, span)?;
+    // A group's ints stay ints, as the constructor's.
+    kind.mark_whole(|key| match &group {
+        Value::Dict(d) => d.get(&Key::from(key)).map(|v| matches!(v, Value::Int(_))),
+        _ => None,
+    });
+    lock(o)
+        .add_group(&mut me.rt, kind, params, own)
+        .map_err(|e| e.at(span))?;
+    Ok(Value::None)
+}
+
+/// `opt.defaults`: the constructor's settings, as PyTorch's dict.
+pub(super) fn defaults(o: &Arc<Mutex<Optimizer>>) -> Value {
+    let settings = lock(o).defaults.settings();
+    let pairs = settings
+        .into_iter()
+        .map(|(k, v)| (Key::from(k), super::param_group::setting_value(v)));
+    Value::Dict(super::value::PyDict::new(pairs.collect()))
 }

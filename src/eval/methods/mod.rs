@@ -563,6 +563,15 @@ static MEMBERS: &[(&str, Member)] = {
         ("metadata", GradFnProperty(grad::metadata)),
         ("step", OptimizerMethod(grad::step)),
         ("zero_grad", OptimizerMethod(grad::zero_grad)),
+        ("add_param_group", OptimizerMethod(grad::add_param_group)),
+        (
+            "register_step_pre_hook",
+            OptimizerMethod(grad::register_step_hook),
+        ),
+        (
+            "register_step_post_hook",
+            OptimizerMethod(grad::register_step_hook),
+        ),
         (
             "state_dict",
             OptimizerMethod(super::optimizer_state::state_dict),
@@ -714,6 +723,7 @@ static MEMBERS: &[(&str, Member)] = {
             "param_groups",
             OptimizerProperty(super::schedule::param_groups),
         ),
+        ("defaults", OptimizerProperty(grad::defaults)),
         (
             "register_forward_hook",
             ModuleMethod(module::register_forward_hook),
