@@ -493,3 +493,36 @@ fn the_cuda_amp_spellings_warn_as_pytorchs() {
         assert_eq!(err.matches(&warning).count(), 1, "{err}");
     }
 }
+
+/// `scaler.step(optimizer)` runs the optimizer's `step()` as the program's
+/// own call does: its step hooks run when it steps, not when the scaler
+/// skips the step for an inf.
+#[test]
+fn scaler_step_runs_the_optimizers_step_hooks() {
+    let lines = common::script_lines_on(
+        1,
+        "scaler_hooks.py",
+        "import torch\n\
+         w = torch.ones(2, device='cuda', requires_grad=True)\n\
+         opt = torch.optim.SGD([w], lr=0.1)\n\
+         seen = []\n\
+         opt.register_step_pre_hook(lambda o, a, k: seen.append('pre'))\n\
+         opt.register_step_post_hook(lambda o, a, k: seen.append('post'))\n\
+         scaler = torch.amp.GradScaler('cuda')\n\
+         for bad in [False, True]:\n\
+         \x20   opt.zero_grad()\n\
+         \x20   loss = (w * (float('inf') if bad else 1.0)).sum()\n\
+         \x20   scaler.scale(loss).backward()\n\
+         \x20   print(scaler.step(opt))\n\
+         \x20   scaler.update()\n\
+         print(seen, w.tolist())\n",
+    );
+    assert_eq!(
+        lines,
+        [
+            "None",
+            "None",
+            "['pre', 'post'] [0.8999999761581421, 0.8999999761581421]"
+        ]
+    );
+}

@@ -285,12 +285,12 @@ impl GradScaler {
         Ok(found)
     }
 
-    /// `step(optimizer)`: unscales first if `unscale_` was not called, reads
-    /// each device's flag (a host sync per device, as PyTorch's `.item()`)
-    /// and calls the optimizer's step unless a flag is set. True: it stepped.
-    pub fn step(&mut self, rt: &mut Runtime, opt: &Arc<Mutex<Optimizer>>) -> R<bool> {
+    /// `step(optimizer)`, before the optimizer's step: unscales first if
+    /// `unscale_` was not called and reads each device's flag (a host sync
+    /// per device, as PyTorch's `.item()`). True: the optimizer steps (the
+    /// caller runs its `step()`, hooks and all, then calls `stepped`).
+    pub fn begin_step(&mut self, rt: &mut Runtime, opt: &Arc<Mutex<Optimizer>>) -> R<bool> {
         if !self.enabled {
-            crate::runtime::lock::lock(opt).step(rt)?;
             return Ok(true);
         }
         self.check_scale("step")?;
@@ -321,14 +321,18 @@ impl GradScaler {
         for (slot, v) in state.found_inf.iter_mut().zip(&values) {
             slot.2 = Some(*v);
         }
-        let skip = values.iter().any(|&v| v);
-        if !skip {
-            crate::runtime::lock::lock(opt).step(rt)?;
+        Ok(!values.iter().any(|&v| v))
+    }
+
+    /// After `begin_step` (and the optimizer's step, when it said so): the
+    /// step counted, skipped or not.
+    pub fn stepped(&mut self, opt: &Arc<Mutex<Optimizer>>, stepped: bool) {
+        if !self.enabled {
+            return;
         }
         self.state(opt).stage = Stage::Stepped;
         self.steps += 1;
-        self.skipped += u64::from(skip);
-        Ok(!skip)
+        self.skipped += u64::from(!stepped);
     }
 
     /// `update(new_scale=None)`: the scale backed off after an inf/NaN,

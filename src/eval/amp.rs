@@ -181,11 +181,17 @@ pub(super) fn method(me: &mut Interp, name: &'static str, s: &Scaler, b: &Bound)
             g.unscale_(&mut me.rt, &opt).map_err(at)?;
             Ok(Value::None)
         }
+        // PyTorch's `optimizer.step()` itself when the flags are clear (its
+        // hooks run, and what it returns is the scaler's), None when skipped.
         "step" => {
             let opt = optimizer(b)?;
-            let mut g = lock(s);
-            g.step(&mut me.rt, &opt).map_err(at)?;
-            Ok(Value::None)
+            let go = lock(s).begin_step(&mut me.rt, &opt).map_err(at)?;
+            let out = match go {
+                true => super::grad::optimizer_step(me, &opt, None, b.span)?,
+                false => Value::None,
+            };
+            lock(s).stepped(&opt, go);
+            Ok(out)
         }
         "update" => {
             let new_scale = match b.given("new_scale") {

@@ -781,10 +781,24 @@ const OTHER_OPTIMIZERS_SETTINGS: &[&str] = &[
 /// gradients, computes the loss and calls `backward`) called first with
 /// grad mode on, as PyTorch's optimizers do; its loss is the value.
 pub(super) fn step(me: &mut Interp, _: &'static str, o: &Arc<Mutex<Optimizer>>, b: &Bound) -> Out {
-    let mut closure = match b.given("closure") {
+    let closure = match b.given("closure") {
         None | Some((Value::None, _)) => None,
         Some((f, _)) => Some(f.clone()),
     };
+    optimizer_step(me, o, closure, b.span)
+}
+
+/// PyTorch's wrapped `optimizer.step(closure)`: the pre-hooks, the closure
+/// (with grad mode on), the capture check and warning, the update, the
+/// post-hooks; the closure's loss is the value. `opt.step()` and
+/// `scaler.step(opt)` both step this way.
+pub(super) fn optimizer_step(
+    me: &mut Interp,
+    o: &Arc<Mutex<Optimizer>>,
+    closure: Option<Value>,
+    span: Span,
+) -> Out {
+    let mut closure = closure;
     // The step hooks' `(optimizer, args, kwargs)`: `args` is the step's,
     // the optimizer first (PyTorch's wrapper passes `self` in them).
     let call_args = |closure: &Option<Value>| {
@@ -792,15 +806,15 @@ pub(super) fn step(me: &mut Interp, _: &'static str, o: &Arc<Mutex<Optimizer>>, 
         let args = std::iter::once(me).chain(closure.iter().cloned());
         let args = args.collect::<Vec<_>>();
         vec![
-            ArgVal::positional(Value::Optimizer(Arc::clone(o)), b.span),
-            ArgVal::positional(Value::List(Arc::new(args)), b.span),
-            ArgVal::positional(Value::Dict(PyDict::new(Vec::new())), b.span),
+            ArgVal::positional(Value::Optimizer(Arc::clone(o)), span),
+            ArgVal::positional(Value::List(Arc::new(args)), span),
+            ArgVal::positional(Value::Dict(PyDict::new(Vec::new())), span),
         ]
     };
     let pre = lock(o).step_pre_hooks.list();
     for hook in pre {
         let f = super::param_group::held(&hook.f);
-        let r = me.call_value(f.clone(), call_args(&closure), b.span)?;
+        let r = me.call_value(f.clone(), call_args(&closure), span)?;
         closure = match r {
             Value::None => closure,
             Value::List(pair) if pair.len() == 2 => {
@@ -820,7 +834,7 @@ pub(super) fn step(me: &mut Interp, _: &'static str, o: &Arc<Mutex<Optimizer>>, 
                     super::show::repr(&f),
                     super::show::repr(&other)
                 ))
-                .at(b.span))
+                .at(span))
             }
         };
     }
@@ -828,7 +842,7 @@ pub(super) fn step(me: &mut Interp, _: &'static str, o: &Arc<Mutex<Optimizer>>, 
         None => Value::None,
         Some(f) => {
             let saved = std::mem::replace(&mut me.grad.enabled, true);
-            let r = me.call_value(f.clone(), Vec::new(), b.span);
+            let r = me.call_value(f.clone(), Vec::new(), span);
             me.grad.enabled = saved;
             r?
         }
@@ -837,11 +851,11 @@ pub(super) fn step(me: &mut Interp, _: &'static str, o: &Arc<Mutex<Optimizer>>, 
     if let Some(warning) = lock(o).uncaptured_warning(capturing) {
         me.warn_once(warning.into());
     }
-    lock(o).step(&mut me.rt).map_err(|e| e.at(b.span))?;
+    lock(o).step(&mut me.rt).map_err(|e| e.at(span))?;
     let post = lock(o).step_post_hooks.list();
     for hook in post {
         let f = super::param_group::held(&hook.f);
-        me.call_value(f, call_args(&closure), b.span)?;
+        me.call_value(f, call_args(&closure), span)?;
     }
     Ok(loss)
 }
