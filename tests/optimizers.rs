@@ -592,6 +592,26 @@ fn capturable_adam_counts_on_the_device_as_pytorchs() {
             [1.038342295936882, -2.038342297021708, 3.0383422975641214],
             0.0,
         ),
+        // RMSprop and Adadelta read no step: capturable only counts it on
+        // the device.
+        (
+            "RMSprop([w], lr=0.01, momentum=0.9, centered=True, capturable=True)",
+            [1.1822290790071006, -2.182229127010661, 3.182229151012446],
+            0.0,
+        ),
+        (
+            "Adadelta([w], lr=1.0, capturable=True)",
+            [1.0028903398242226, -2.0028904298121213, 3.002890452310379],
+            0.0,
+        ),
+        // Adamax's `neg_bias_correction.div_(lr)` by a number on a GPU is
+        // a multiplication by its float32 reciprocal (PyTorch's CPU run
+        // with `div_` so: its own gives 1.0594566006626158, ...).
+        (
+            "Adamax([w], lr=0.1, capturable=True, foreach=False)",
+            [1.0594565993223188, -2.059456600593859, 3.0594566012296287],
+            0.0,
+        ),
     ];
     for emu in [false, true] {
         for (opt, expected, tolerance) in cases {
@@ -609,13 +629,14 @@ fn capturable_adam_counts_on_the_device_as_pytorchs() {
     }
 }
 
-/// Which optimizers take `capturable=True`: Adam and AdamW step on the
-/// device; the others cudash does not capture say so, and a capturable
+/// Which optimizers take `capturable=True`: Adam, AdamW, Adamax, RMSprop
+/// and Adadelta step on the device; RAdam and NAdam say cudash does not
+/// capture them, and a capturable
 /// step of parameters on the host is PyTorch's AssertionError.
 #[test]
 fn capturable_is_refused_where_cudash_does_not_capture() {
     let (kind, msg) =
-        common::err("w = ones(2, requires_grad=true)\nopt = RMSprop([w], capturable=true)");
+        common::err("w = ones(2, requires_grad=true)\nopt = NAdam([w], capturable=true)");
     assert!(
         msg.contains("capturable=True is not supported"),
         "{kind}: {msg}"

@@ -152,3 +152,53 @@ pub(super) fn step(
     drop(denom);
     rt.binary_(BinaryOp::Add, p, Operand::strong(&update))
 }
+
+/// `_single_tensor_adamax` with `capturable=True`: the moments as the
+/// host-counted step's, then `(beta1 ** step - 1) / lr` on the device and
+/// `param.addcdiv_(exp_avg, exp_inf * that)`.
+pub(super) fn adamax(
+    rt: &mut Runtime,
+    p: &Tensor,
+    grad: Arc<Tensor>,
+    (exp_avg, exp_inf, step): (&Tensor, &Tensor, &mut Option<Arc<Tensor>>),
+    s: Settings,
+) -> R<()> {
+    let (beta1, beta2) = s.betas;
+    let step = count_on_device(rt, step, p, true)?;
+    let mut grad = grad;
+    if s.weight_decay != 0.0 {
+        grad = super::ops::add_scaled(rt, &grad, p, s.weight_decay)?;
+    }
+    super::step_ops::lerp_(rt, exp_avg, &grad, 1.0 - beta1)?;
+    // torch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
+    rt.binary_(
+        BinaryOp::Mul,
+        exp_inf,
+        Operand::weak(&Tensor::scalar(beta2)),
+    )?;
+    let magnitude = rt.unary(UnaryOp::Abs, &grad)?;
+    rt.binary_(
+        BinaryOp::Add,
+        &magnitude,
+        Operand::weak(&Tensor::scalar(s.eps)),
+    )?;
+    let top = bin(rt, BinaryOp::Maximum, exp_inf, &magnitude)?;
+    drop(magnitude);
+    rt.assign(exp_inf, &top)?;
+    drop(top);
+    drop(grad);
+    // neg_bias_correction = beta1 ** step_t - 1; .div_(lr)
+    let neg_bias_correction = {
+        let power = s_bin(rt, BinaryOp::Pow, beta1, &step)?;
+        bin_s(rt, BinaryOp::Sub, &power, 1.0)?
+    };
+    rt.binary_(
+        BinaryOp::Div,
+        &neg_bias_correction,
+        Operand::weak(&Tensor::scalar(s.lr)),
+    )?;
+    let denom = bin(rt, BinaryOp::Mul, exp_inf, &neg_bias_correction)?;
+    let update = bin(rt, BinaryOp::Div, exp_avg, &denom)?;
+    drop(denom);
+    rt.binary_(BinaryOp::Add, p, Operand::strong(&update))
+}

@@ -533,7 +533,17 @@ impl Kind {
     /// Sets one of the switches (`Flags`); `None` for another key.
     fn set_switch(&mut self, key: &str, v: Setting) -> Option<Result<(), String>> {
         let wrong = || Err(format!("the group's {key:?} has the wrong type"));
-        let captures = matches!(self, Kind::Adam { .. } | Kind::AdamW { .. });
+        let captures = matches!(
+            self,
+            Kind::Adam { .. }
+                | Kind::AdamW { .. }
+                | Kind::RmsProp { .. }
+                | Kind::Adadelta { .. }
+                | Kind::AdamLike {
+                    variant: AdamVariant::Adamax,
+                    ..
+                }
+        );
         let f = self.flags_mut();
         let flag = match key {
             "amsgrad" => &mut f.amsgrad,
@@ -579,9 +589,9 @@ impl Kind {
 /// Why `capturable=True` or `differentiable=True` is refused.
 pub fn unsupported(key: &str) -> String {
     match key {
-        "capturable" => "cudash captures Adam's and AdamW's steps into CUDA graphs, \
-                         not this optimizer's: capturable=True is not supported here \
-                         (leave it False)"
+        "capturable" => "cudash captures the steps of Adam, AdamW, Adamax, RMSprop and \
+                         Adadelta into CUDA graphs, not this optimizer's: capturable=True \
+                         is not supported here (leave it False)"
             .into(),
         _ => "cudash's optimizer steps are not differentiated through: \
               differentiable=True is not supported (leave it False)"
@@ -1142,6 +1152,14 @@ impl Optimizer {
                 Kind::Adadelta { .. } => {
                     adadelta(rt, p, grad, &mut self.state[self.slot[k]], kind)?
                 }
+                Kind::AdamLike {
+                    variant: AdamVariant::Adamax,
+                    flags:
+                        Flags {
+                            capturable: true, ..
+                        },
+                    ..
+                } => adamax_capturable(rt, p, grad, &mut self.state[self.slot[k]], kind)?,
                 Kind::AdamLike { .. } => {
                     adam_like(rt, p, grad, &mut self.state[self.slot[k]], kind)?
                 }
@@ -1642,6 +1660,45 @@ fn addcdiv_(rt: &mut Runtime, x: &Tensor, a: &Tensor, b: &Tensor, v: f64) -> R<(
     rt.binary_(BinaryOp::Add, x, Operand::strong(&t))
 }
 
+/// `step_t += 1`: on the parameter's device for a capturable group
+/// (`adam_capturable::count_on_device`), else where the step is.
+fn count(rt: &mut Runtime, step: &mut Option<Arc<Tensor>>, p: &Tensor, capturable: bool) -> R<()> {
+    match capturable {
+        true => super::adam_capturable::count_on_device(rt, step, p, true).map(drop),
+        false => count_step(rt, step).map(drop),
+    }
+}
+
+/// Adamax's step with `capturable=True` (`adam_capturable::adamax`).
+fn adamax_capturable(
+    rt: &mut Runtime,
+    p: &Tensor,
+    grad: Arc<Tensor>,
+    state: &mut State,
+    kind: &Kind,
+) -> R<()> {
+    let Kind::AdamLike {
+        lr,
+        betas,
+        eps,
+        weight_decay,
+        ..
+    } = *kind
+    else {
+        return Err(Error::value("internal error: not Adamax"));
+    };
+    let m = zeros_once(rt, &mut state.first, p)?;
+    let v = zeros_once(rt, &mut state.second, p)?;
+    let settings = super::adam_capturable::Settings {
+        lr,
+        betas,
+        eps,
+        weight_decay,
+        amsgrad: false,
+    };
+    super::adam_capturable::adamax(rt, p, grad, (&m, &v, &mut state.step), settings)
+}
+
 /// A zero tensor beside `p`, made once.
 fn zeros_once(rt: &mut Runtime, slot: &mut Option<Arc<Tensor>>, p: &Tensor) -> R<Arc<Tensor>> {
     if slot.is_none() {
@@ -1671,7 +1728,7 @@ fn rmsprop(
         unreachable!("called for RMSprop")
     };
     let square_avg = zeros_once(rt, &mut state.second, p)?;
-    count_step(rt, &mut state.step)?;
+    count(rt, &mut state.step, p, kind.flags().capturable)?;
     let mut grad = grad;
     if weight_decay != 0.0 {
         grad = add_scaled(rt, &grad, p, weight_decay)?;
@@ -1753,7 +1810,7 @@ fn adadelta(
     };
     let square_avg = zeros_once(rt, &mut state.second, p)?;
     let acc_delta = zeros_once(rt, &mut state.third, p)?;
-    count_step(rt, &mut state.step)?;
+    count(rt, &mut state.step, p, kind.flags().capturable)?;
     let mut grad = grad;
     if weight_decay != 0.0 {
         grad = add_scaled(rt, &grad, p, weight_decay)?;

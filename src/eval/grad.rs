@@ -389,7 +389,7 @@ pub(super) fn adam(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             weight_decay,
             momentum_decay,
             decoupled: b.bool("decoupled_weight_decay", false)?,
-            flags: flags(b, false)?,
+            flags: flags(b, variant == crate::autograd::optim::AdamVariant::Adamax)?,
         };
         return optimizer(me, kind, b);
     }
@@ -423,7 +423,7 @@ pub(super) fn rmsprop(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         weight_decay: b.float("weight_decay")?.unwrap_or(0.0),
         momentum: b.float("momentum")?.unwrap_or(0.0),
         centered: b.bool("centered", false)?,
-        flags: flags(b, false)?,
+        flags: flags(b, true)?,
     };
     check_hyper(b, &named(&kind))?;
     optimizer(me, kind, b)
@@ -451,7 +451,7 @@ pub(super) fn adadelta(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         rho: b.float("rho")?.unwrap_or(0.9),
         eps: b.float("eps")?.unwrap_or(1e-6),
         weight_decay: b.float("weight_decay")?.unwrap_or(0.0),
-        flags: flags(b, false)?,
+        flags: flags(b, true)?,
     };
     check_hyper(b, &named(&kind))?;
     if let Kind::Adadelta { rho, .. } = kind {
