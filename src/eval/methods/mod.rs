@@ -84,6 +84,9 @@ enum Member {
     ParserMethod(Call<Arc<std::sync::Mutex<super::argparse::ArgumentParser<Value>>>>),
     SchedulerProperty(fn(&Arc<super::value::LrScheduler>) -> Value),
     OptimizerProperty(fn(&Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>) -> Value),
+    /// A property that is a value of the program's language (`opt.state`,
+    /// an instance of a class of `stdlib/`).
+    OptimizerView(OptimizerView),
     LoaderProperty(fn(&Arc<crate::data::loader::DataLoader>) -> Value),
     DeviceProperty(fn(&Value) -> Value),
     DTypeProperty(fn(crate::runtime::DType) -> Value),
@@ -109,7 +112,7 @@ impl Member {
             Member::SchedulerMethod(_) | Member::SchedulerProperty(_) => "scheduler",
             Member::ScalerMethod(_) => "grad_scaler",
             Member::ParserMethod(_) => "argument_parser",
-            Member::OptimizerProperty(_) => "optimizer",
+            Member::OptimizerProperty(_) | Member::OptimizerView(_) => "optimizer",
             Member::LoaderProperty(_) => "dataloader",
             Member::DeviceProperty(_) => "device",
             Member::DTypeProperty(_) => "dtype",
@@ -124,12 +127,35 @@ impl Member {
             | Member::GradFnProperty(_)
             | Member::SchedulerProperty(_)
             | Member::OptimizerProperty(_)
+            | Member::OptimizerView(_)
             | Member::LoaderProperty(_)
             | Member::DeviceProperty(_)
             | Member::DTypeProperty(_) => Kind::Property,
             _ => Kind::Method,
         }
     }
+}
+
+/// A property of an optimizer made by the interpreter.
+type OptimizerView = fn(
+    &mut Interp,
+    &Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>,
+    Span,
+) -> Result<Value, Diagnostic>;
+
+/// `opt.state` of a built-in optimizer: a view of its state as PyTorch's
+/// dict of dicts (`stdlib/torch_optim_state.py`).
+fn optimizer_state_view(
+    me: &mut Interp,
+    o: &Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>,
+    span: Span,
+) -> Result<Value, Diagnostic> {
+    const MODULE: &str = "torch.optim._state";
+    let path = super::stdlib::path_of(MODULE).expect("a module of stdlib/");
+    let own = me.import_own(MODULE, path, span)?;
+    let f = me.own_module_attr(&own, "_state_of", span)?;
+    let arg = super::args::ArgVal::positional(Value::Optimizer(Arc::clone(o)), span);
+    me.call_value(f, vec![arg], span)
 }
 
 /// `d.type`: "cuda" or "cpu", as `torch.device`'s.
@@ -724,6 +750,7 @@ static MEMBERS: &[(&str, Member)] = {
             OptimizerProperty(super::schedule::param_groups),
         ),
         ("defaults", OptimizerProperty(grad::defaults)),
+        ("state", OptimizerView(optimizer_state_view)),
         (
             "register_forward_hook",
             ModuleMethod(module::register_forward_hook),
@@ -1039,16 +1066,6 @@ impl Interp {
         if let Value::Dataset(ds) = recv {
             return super::subset::dataset_attr(ds, name).map_err(|e| e.at(span));
         }
-        // `opt.state` of a built-in optimizer: a view of its state as
-        // PyTorch's dict of dicts (`stdlib/torch_optim_state.py`).
-        if let (Value::Optimizer(_), "state") = (recv, name) {
-            const MODULE: &str = "torch.optim._state";
-            let path = super::stdlib::path_of(MODULE).expect("a module of stdlib/");
-            let own = self.import_own(MODULE, path, span)?;
-            let f = self.own_module_attr(&own, "_state_of", span)?;
-            let arg = super::args::ArgVal::positional(recv.clone(), span);
-            return self.call_value(f, vec![arg], span);
-        }
         // `itertools.chain.from_iterable`, `str.upper`.
         if let Some(f) = native_member(recv, name) {
             return Ok(f);
@@ -1146,6 +1163,7 @@ impl Interp {
                 (Some(Member::GradFnProperty(f)), Value::GradFn(n)) => Ok(f(n)),
                 (Some(Member::SchedulerProperty(f)), Value::Scheduler(s)) => Ok(f(s)),
                 (Some(Member::OptimizerProperty(f)), Value::Optimizer(o)) => Ok(f(o)),
+                (Some(Member::OptimizerView(f)), Value::Optimizer(o)) => f(self, o, span),
                 (Some(Member::LoaderProperty(f)), Value::DataLoader(l)) => Ok(f(l)),
                 (Some(Member::DeviceProperty(f)), v @ (Value::Device(_) | Value::CurrentCuda)) => {
                     Ok(f(v))
