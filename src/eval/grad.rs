@@ -721,17 +721,7 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
             )
         }
     };
-    let tensors = |items: &[Value]| {
-        items
-            .iter()
-            .map(|v| match v {
-                Value::Tensor(t) => Ok(Arc::clone(t)),
-                other => {
-                    Err(Error::wrong_type("a parameter", "a tensor", other.type_name()).at(span))
-                }
-            })
-            .collect::<Result<Vec<_>, _>>()
-    };
+    let tensors = |items: &[Value]| parameters(items, span);
     // A list of dicts: parameter groups, each with its own settings over
     // the call's, and any key of the program's.
     let mut extras = Vec::new();
@@ -1230,6 +1220,17 @@ pub(super) fn grad_of(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     )))
 }
 
+/// The tensors of a list of parameters (anything else is refused at `span`).
+fn parameters(items: &[Value], span: Span) -> Result<Vec<Arc<Tensor>>, Diagnostic> {
+    items
+        .iter()
+        .map(|v| match v {
+            Value::Tensor(t) => Ok(Arc::clone(t)),
+            other => Err(Error::wrong_type("a parameter", "a tensor", other.type_name()).at(span)),
+        })
+        .collect()
+}
+
 /// A parameter group read from its dict: its settings, its parameters, and
 /// the program's own keys.
 type Group = (
@@ -1247,17 +1248,7 @@ fn parameter_group(
     item: &Value,
     span: Span,
 ) -> Result<Group, Diagnostic> {
-    let tensors = |items: &[Value]| {
-        items
-            .iter()
-            .map(|v| match v {
-                Value::Tensor(t) => Ok(Arc::clone(t)),
-                other => {
-                    Err(Error::wrong_type("a parameter", "a tensor", other.type_name()).at(span))
-                }
-            })
-            .collect::<Result<Vec<_>, _>>()
-    };
+    let tensors = |items: &[Value]| parameters(items, span);
     let Value::Dict(pairs) = item else {
         return Err(Error::wrong_type(
             "a parameter group",

@@ -9,9 +9,9 @@ import _cudash
 import torch
 
 
-class UntypedStorage:
-    """The storage of a tensor: its address, its size in bytes, its
-    device, and its bytes."""
+class _Storage:
+    """What both storages share: the tensor whose storage they are, its
+    address, size in bytes, device and flags."""
 
     def __init__(self, tensor):
         self._tensor = tensor
@@ -21,15 +21,6 @@ class UntypedStorage:
 
     def nbytes(self):
         return _cudash.storage_nbytes(self._tensor)
-
-    def size(self):
-        return self.nbytes()
-
-    def __len__(self):
-        return self.nbytes()
-
-    def element_size(self):
-        return 1
 
     @property
     def device(self):
@@ -45,18 +36,32 @@ class UntypedStorage:
     def is_shared(self):
         return self._tensor.is_shared()
 
-    def tolist(self):
-        return _cudash.storage_bytes(self._tensor)
-
     def __getitem__(self, i):
         return self.tolist()[i]
+
+    def __str__(self):
+        return self.__repr__()
+
+
+class UntypedStorage(_Storage):
+    """The storage of a tensor: its address, its size in bytes, its
+    device, and its bytes."""
+
+    def size(self):
+        return self.nbytes()
+
+    def __len__(self):
+        return self.nbytes()
+
+    def element_size(self):
+        return 1
+
+    def tolist(self):
+        return _cudash.storage_bytes(self._tensor)
 
     def __repr__(self):
         body = " " + "\n ".join(str(b) for b in self.tolist())
         return f"{body}\n[torch.storage.UntypedStorage(device={self.device}) of size {self.nbytes()}]"
-
-    def __str__(self):
-        return self.__repr__()
 
 
 def untyped_storage(tensor):
@@ -72,24 +77,13 @@ _TYPED_STORAGE_WARNING = (
 _warned = []
 
 
-class TypedStorage:
+class TypedStorage(_Storage):
     """`x.storage()`: the storage behind x (and its views) as elements of
     x's dtype."""
-
-    def __init__(self, tensor):
-        self._tensor = tensor
 
     @property
     def dtype(self):
         return self._tensor.dtype
-
-    @property
-    def device(self):
-        return self._tensor.device
-
-    @property
-    def is_cuda(self):
-        return self._tensor.is_cuda
 
     @property
     def _untyped_storage(self):
@@ -98,14 +92,8 @@ class TypedStorage:
     def untyped(self):
         return UntypedStorage(self._tensor)
 
-    def data_ptr(self):
-        return _cudash.storage_ptr(self._tensor)
-
     def element_size(self):
         return self._tensor.element_size()
-
-    def nbytes(self):
-        return _cudash.storage_nbytes(self._tensor)
 
     def size(self):
         return self.nbytes() // self.element_size()
@@ -113,18 +101,9 @@ class TypedStorage:
     def __len__(self):
         return self.size()
 
-    def is_pinned(self):
-        return self._tensor.is_pinned()
-
-    def is_shared(self):
-        return self._tensor.is_shared()
-
     def tolist(self):
         whole = self._tensor.detach().as_strided((self.size(),), (1,), 0)
         return whole.tolist()
-
-    def __getitem__(self, i):
-        return self.tolist()[i]
 
     def __iter__(self):
         return iter(self.tolist())
@@ -133,9 +112,6 @@ class TypedStorage:
         info = f"[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size {len(self)}]"
         body = " " + "\n ".join(str(v) for v in self.tolist())
         return f"{body}\n{info}"
-
-    def __str__(self):
-        return self.__repr__()
 
 
 def storage(tensor):
