@@ -7,6 +7,8 @@
 
 use std::sync::Arc;
 
+// One Adam update's settings, the capturable step's too.
+use super::adam_capturable::Settings as AdamStep;
 use super::hook_list::HookFn;
 use super::meta::meta;
 use super::ops::{add_scaled, bin, bin_s, full_like};
@@ -1545,15 +1547,6 @@ fn sgd(
     add_scaled_(rt, p, &grad, -lr)
 }
 
-/// One Adam update's settings.
-struct AdamStep {
-    lr: f64,
-    betas: (f64, f64),
-    eps: f64,
-    weight_decay: f64,
-    amsgrad: bool,
-}
-
 fn adam(
     rt: &mut Runtime,
     p: &Tensor,
@@ -1643,14 +1636,7 @@ fn adam_capturable(
         third: &mut state.third,
         step: &mut state.step,
     };
-    let settings = super::adam_capturable::Settings {
-        lr: how.lr,
-        betas: how.betas,
-        eps: how.eps,
-        weight_decay: how.weight_decay,
-        amsgrad: how.amsgrad,
-    };
-    super::adam_capturable::step(rt, p, grad, moments, settings)
+    super::adam_capturable::step(rt, p, grad, moments, how)
 }
 
 /// `x.addcdiv_(a, b, value=v)`: `x + v * a / b` (`(v * a) / b`, then the add).

@@ -185,9 +185,9 @@ pub fn as_strided(
             size.len()
         )));
     }
-    if let Some(&n) = size.iter().find(|&&n| n < 0) {
+    if size.iter().any(|&n| n < 0) {
         return Err(Error::runtime(format!(
-            "as_strided: Negative strides are not supported at the moment, got size {n}"
+            "Storage size calculation overflowed with sizes={size:?} and strides={stride:?}"
         )));
     }
     if stride.iter().any(|&s| s < 0) {
@@ -204,12 +204,13 @@ pub fn as_strided(
     let strides: Vec<isize> = stride.iter().map(|&s| s as isize).collect();
     let offset = offset as usize;
     let numel: usize = shape.iter().product();
+    // How far past its first element the view's last one lies.
+    let last: usize = shape
+        .iter()
+        .zip(&strides)
+        .map(|(&n, &s)| n.saturating_sub(1) * s as usize)
+        .sum();
     if numel > 0 {
-        let last: usize = shape
-            .iter()
-            .zip(&strides)
-            .map(|(&n, &s)| (n - 1) * s as usize)
-            .sum();
         let item = x.dtype().size();
         let needed = (offset + last + 1) * item;
         let has = x.storage_len() * item;
@@ -225,14 +226,7 @@ pub fn as_strided(
     // The view's place in x, for the gradient: x contiguous, the view
     // within it.
     let start = offset.checked_sub(x.offset());
-    let end = start.map(|s| {
-        let last: usize = shape
-            .iter()
-            .zip(&strides)
-            .map(|(&n, &s)| n.saturating_sub(1) * s as usize)
-            .sum();
-        s + last
-    });
+    let end = start.map(|s| s + last);
     let within = x.is_contiguous() && matches!(end, Some(e) if numel == 0 || e < x.numel());
     if !within && record::recording(mode, &[x]) && x.dtype().is_float() {
         return Err(Error::not_implemented(
