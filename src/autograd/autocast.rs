@@ -26,8 +26,6 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::meta::{is_leaf, requires_grad};
-use super::node::Backward;
-use super::record::attach_node;
 use super::Mode;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
@@ -400,7 +398,7 @@ fn cast(rt: &mut Runtime, mode: Mode, x: &Tensor, to: DType, cache: bool) -> R<A
         }
     }
     let out = rt.cast(x, to)?;
-    let out = attach_node(rt, mode, out, "ToCopyBackward0", Backward::Identity, &[x]);
+    let out = super::record::copied(rt, mode, x, out, "ToCopyBackward0")?;
     if cacheable {
         CACHE.with(|c| c.borrow_mut().keep(x, Arc::clone(&out)));
     }

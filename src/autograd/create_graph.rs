@@ -272,11 +272,7 @@ pub fn flat(
     of: &Tensor,
     name: &'static str,
 ) -> Arc<Tensor> {
-    if !mode.enabled || !super::meta::requires_grad(of) {
-        return out;
-    }
-    let alias = Arc::new(out.alias());
-    record::attach_no_view(rt, alias, (name, Backward::Flat), &[&out, of])
+    record::flat(rt, mode, out, of, name)
 }
 
 /// What `node` saved as `s`, for a formula (input `k` of the node when it

@@ -98,14 +98,16 @@ pub fn linear(
         x: requires_grad(&wt).then(|| Saved::new(x)),
         w: requires_grad(x).then(|| Saved::new(&wt)),
     };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        "AddmmBackward0",
-        backward,
-        &[b, x, &wt],
-    ))
+    let out = record::attach_node(rt, mode, out, "AddmmBackward0", backward, &[b, x, &wt]);
+    // The tangent: `tb + tx @ w.t() + x @ tw.t()` (addmm's forward formula).
+    let inputs: [&Tensor; 3] = [b, x, &wt];
+    super::forward_ad::carry(rt, Arc::clone(&out), &inputs, true, |rt, ts| {
+        use super::jvp::Ops;
+        let ops = &mut record::Recording { rt, mode };
+        let p1 = ts[1].as_ref().map(|t| ops.matmul(t, &wt)).transpose()?;
+        let p2 = ts[2].as_ref().map(|t| ops.matmul(x, t)).transpose()?;
+        super::jvp::total(ops, vec![ts[0].clone(), p1, p2], &out)
+    })
 }
 
 /// `dropout(x, p, training)`: each element zeroed with probability `p`,

@@ -13,6 +13,7 @@ use super::node::{Backward, Edge, Edges, InputMeta, Inputs, Node, Saved};
 use super::record::UnarySaves;
 use super::record::{edge, forward_stream, unsupported};
 use super::Mode;
+use super::{forward_ad, jvp};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::lock::lock;
@@ -102,6 +103,9 @@ pub fn check_leaf(mode: Mode, x: &Tensor) -> R<()> {
 /// mode is on, a float `x` with elements (writing none changes no
 /// gradient), and `x` or an operand requires grad.
 fn records(mode: Mode, x: &Tensor, others: &[&Tensor]) -> bool {
+    if forward_ad::any_dual(&[x]) || forward_ad::any_dual(others) {
+        forward_ad::mark();
+    }
     mode.enabled
         && x.dtype().is_float()
         && x.numel() > 0
@@ -196,7 +200,11 @@ pub fn add_scaled_(rt: &mut Runtime, mode: Mode, x: &Tensor, y: Operand, alpha: 
     check_leaf(mode, x)?;
     let others: &[&Tensor] = if y.weak { &[] } else { &[y.tensor] };
     let a = Operand::weak(alpha);
-    if !records(mode, x, others) && (y.weak || y.tensor.dtype() == x.dtype()) {
+    // Dual tensors (forward-mode AD): as its parts, each carrying its tangent.
+    if !forward_ad::any_dual(&[x, y.tensor])
+        && !records(mode, x, others)
+        && (y.weak || y.tensor.dtype() == x.dtype())
+    {
         return rt.ternary_(TernaryOp::AddScaled, x, y, a);
     }
     let scaled = super::record::binary(rt, mode, BinaryOp::Mul, y, a)?;
@@ -207,6 +215,24 @@ pub fn add_scaled_(rt: &mut Runtime, mode: Mode, x: &Tensor, y: Operand, alpha: 
 /// `minimum` with a number), recorded when `x` or `y` requires grad.
 pub fn binary_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operand) -> R<()> {
     check_leaf(mode, x)?;
+    let tangent = forward_ad::before_in_place(rt, &[x, y.tensor], |rt, ts| {
+        let out = rt.binary(op, Operand::strong(x), y)?;
+        jvp::binary(
+            &mut super::record::Recording { rt, mode },
+            op,
+            (Operand::strong(x), y),
+            (&ts[0], &ts[1]),
+            &out,
+        )
+    })?;
+    binary_node_(rt, mode, op, x, y)?;
+    match tangent {
+        Some(t) => forward_ad::in_place(rt, x, &t),
+        None => Ok(()),
+    }
+}
+
+fn binary_node_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operand) -> R<()> {
     let others: &[&Tensor] = if y.weak { &[] } else { &[y.tensor] };
     if !records(mode, x, others) {
         return rt.binary_(op, x, y);
@@ -275,6 +301,27 @@ pub fn binary_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operan
 /// of x's old elements taken first (`original_self`).
 pub fn unary_(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<()> {
     check_leaf(mode, x)?;
+    let tangent = forward_ad::before_in_place(rt, &[x], |rt, ts| {
+        let out = rt.unary(op, x)?;
+        let saves = super::record::unary_saves(op).map(|s| matches!(s, UnarySaves::Output));
+        match &ts[0] {
+            Some(t) => jvp::unary(
+                &mut super::record::Recording { rt, mode },
+                (op, saves),
+                (x, &out),
+                t,
+            ),
+            None => super::ops::full_like(rt, x, 0),
+        }
+    })?;
+    unary_node_(rt, mode, op, x)?;
+    match tangent {
+        Some(t) => forward_ad::in_place(rt, x, &t),
+        None => Ok(()),
+    }
+}
+
+fn unary_node_(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<()> {
     if !records(mode, x, &[]) {
         return rt.unary_(op, x);
     }
@@ -364,7 +411,13 @@ pub fn overwrite(
     name: &'static str,
     op: impl FnOnce(&mut Runtime) -> R<()>,
 ) -> R<()> {
-    recorded(rt, mode, x, &[], || (name, Backward::Overwritten), op)
+    // Forward-mode AD: the tangent of what overwrites x is zeros.
+    let tangent = forward_ad::before_in_place(rt, &[x], |rt, _| super::ops::full_like(rt, x, 0))?;
+    recorded(rt, mode, x, &[], || (name, Backward::Overwritten), op)?;
+    match tangent {
+        Some(t) => forward_ad::in_place(rt, x, &t),
+        None => Ok(()),
+    }
 }
 
 /// `x.copy_(src)`, and `x[i] = v` through the view `x[i]` (`op` writes):
@@ -376,6 +429,17 @@ pub fn copy_(
     src: &Tensor,
     op: impl FnOnce(&mut Runtime) -> R<()>,
 ) -> R<()> {
+    // Forward-mode AD: x's tangent becomes src's (broadcast, in x's dtype).
+    let tangent = forward_ad::before_in_place(rt, &[x, src], |rt, ts| match &ts[1] {
+        Some(t) => {
+            let wide = Arc::new(t.expand(x.shape()));
+            match wide.dtype() == x.dtype() {
+                true => Ok(wide),
+                false => rt.cast(&wide, x.dtype()),
+            }
+        }
+        None => super::ops::full_like(rt, x, 0),
+    })?;
     recorded(
         rt,
         mode,
@@ -383,7 +447,11 @@ pub fn copy_(
         &[Some(src)],
         || ("CopyBackwards", Backward::Copy),
         op,
-    )
+    )?;
+    match tangent {
+        Some(t) => forward_ad::in_place(rt, x, &t),
+        None => Ok(()),
+    }
 }
 
 /// `x[indices] = src` with integer tensors or a mask (`op` writes):
@@ -419,7 +487,7 @@ pub fn index_put(
 /// does not (yet). Only when grad mode is on and `base` is a float tensor
 /// laid out contiguously; `view` as it is otherwise.
 pub fn writable(
-    rt: &Runtime,
+    rt: &mut Runtime,
     mode: Mode,
     base: &Tensor,
     items: &[Index],

@@ -36,6 +36,11 @@ pub struct ViewOf {
 }
 
 impl ViewOf {
+    /// The base's record as the tensor holds it.
+    pub fn base_record(&self) -> &Arc<dyn Any + Send + Sync> {
+        &self.base
+    }
+
     pub fn base(&self) -> &Meta {
         self.base
             .downcast_ref::<Meta>()
@@ -70,6 +75,9 @@ pub struct Meta {
     /// base does, as a leaf with no `.grad` of its own, and an in-place op
     /// on it in grad mode is refused.
     made_without_grad: bool,
+    /// The tangent forward-mode AD carries with this tensor in the open
+    /// dual level (`forward_ad.rs`); gone when the level closes.
+    tangent: Mutex<Option<Arc<Tensor>>>,
 }
 
 impl Meta {
@@ -89,6 +97,7 @@ impl Meta {
             view,
             parameter: false,
             made_without_grad: false,
+            tangent: Mutex::new(None),
         }
     }
 
@@ -239,6 +248,15 @@ impl Meta {
             },
             seen: AtomicU64::new(seen),
         }))
+    }
+
+    /// The forward-mode tangent (`forward_ad::tangent` reads it).
+    pub fn tangent(&self) -> Option<Arc<Tensor>> {
+        lock(&self.tangent).clone()
+    }
+
+    pub fn set_tangent(&self, t: Option<Arc<Tensor>>) {
+        *lock(&self.tangent) = t;
     }
 
     pub fn grad(&self) -> Option<Arc<Tensor>> {

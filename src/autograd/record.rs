@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use super::meta::{meta, meta_or_leaf, requires_grad, Meta};
 use super::node::{binary_name, unary_name, Backward, Edge, Edges, InputMeta, Inputs, Node, Saved};
+use super::pointwise_grad::Arith;
 use super::Mode;
+use super::{forward_ad, jvp};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::along::AlongOp;
@@ -152,6 +154,21 @@ pub fn attach_node(
     backward: Backward,
     inputs: &[&Tensor],
 ) -> Arc<Tensor> {
+    let dual = forward_ad::any_dual(inputs);
+    let out = attach_node_inner(rt, mode, out, (name, backward), inputs);
+    match (dual, inputs) {
+        (true, [x]) => forward_ad::viewed(x, out),
+        _ => out,
+    }
+}
+
+fn attach_node_inner(
+    rt: &Runtime,
+    mode: Mode,
+    out: Arc<Tensor>,
+    (name, backward): (&'static str, Backward),
+    inputs: &[&Tensor],
+) -> Arc<Tensor> {
     if !recording(mode, inputs) || !out.dtype().is_float() {
         return match inputs {
             [x] => plain_view(mode, x, out),
@@ -160,6 +177,22 @@ pub fn attach_node(
     }
     let inputs: Vec<(&Tensor, bool)> = inputs.iter().map(|&t| (t, false)).collect();
     attach(rt, out, name, backward, &inputs)
+}
+
+/// A copy `out` of `x` (`to`, `clone`, `contiguous`, a cast: `name`),
+/// its gradient `x`'s as it is; its tangent, the copy of `x`'s.
+pub fn copied(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    name: &'static str,
+) -> R<Arc<Tensor>> {
+    let out = attach_node(rt, mode, out, name, Backward::Identity, &[x]);
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => jvp::Ops::copy_like(&mut Recording { rt, mode }, t, &out),
+        None => super::ops::full_like(rt, &out, 0),
+    })
 }
 
 /// `out` with a node of `inputs` (tensors, none weak), not a view of
@@ -175,15 +208,141 @@ pub fn attach_no_view(
     attach_as(rt, out, node, &inputs, false)
 }
 
+/// `out`, computed with a mask of `of` (flat in it), recorded as
+/// depending on `of` with a zero gradient (`create_graph::flat`).
+pub fn flat(
+    rt: &Runtime,
+    mode: Mode,
+    out: Arc<Tensor>,
+    of: &Tensor,
+    name: &'static str,
+) -> Arc<Tensor> {
+    if !mode.enabled || !requires_grad(of) {
+        return out;
+    }
+    let alias = Arc::new(out.alias());
+    attach_no_view(rt, alias, (name, Backward::Flat), &[&out, of])
+}
+
+/// The ops of this layer in grad mode `mode`: what a backward that creates
+/// a graph computes a pointwise derivative with (`formulas.rs`), and what
+/// forward-mode AD computes tangents with (`jvp.rs`), so that they have a
+/// history when what they are computed from requires grad.
+pub struct Recording<'a> {
+    pub rt: &'a mut Runtime,
+    pub mode: Mode,
+}
+
+impl Arith for Recording<'_> {
+    fn bin(&mut self, op: BinaryOp, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+        binary(
+            self.rt,
+            self.mode,
+            op,
+            Operand::strong(a),
+            Operand::strong(b),
+        )
+    }
+    fn bin_s(&mut self, op: BinaryOp, a: &Tensor, s: f64) -> R<Arc<Tensor>> {
+        let s = Tensor::scalar(s);
+        binary(
+            self.rt,
+            self.mode,
+            op,
+            Operand::strong(a),
+            Operand::weak(&s),
+        )
+    }
+    fn s_bin(&mut self, op: BinaryOp, s: f64, a: &Tensor) -> R<Arc<Tensor>> {
+        let s = Tensor::scalar(s);
+        binary(
+            self.rt,
+            self.mode,
+            op,
+            Operand::weak(&s),
+            Operand::strong(a),
+        )
+    }
+    fn unary(&mut self, op: UnaryOp, x: &Tensor) -> R<Arc<Tensor>> {
+        unary(self.rt, self.mode, op, x)
+    }
+    fn masked(&mut self, cond: &Tensor, a: &Tensor) -> R<Arc<Tensor>> {
+        let zero = Tensor::scalar(0.0f64);
+        let (c, z) = (Operand::strong(cond), Operand::weak(&zero));
+        ternary(
+            self.rt,
+            self.mode,
+            TernaryOp::Where,
+            c,
+            Operand::strong(a),
+            z,
+        )
+    }
+    fn sign(&mut self, x: &Tensor) -> R<Arc<Tensor>> {
+        super::ops::sign(self.rt, x)
+    }
+    fn flat(&mut self, x: Arc<Tensor>, of: &Tensor, name: &'static str) -> Arc<Tensor> {
+        flat(self.rt, self.mode, x, of, name)
+    }
+}
+
+impl jvp::Ops for Recording<'_> {
+    fn rt(&mut self) -> &mut Runtime {
+        self.rt
+    }
+    fn matmul(&mut self, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+        matmul(self.rt, self.mode, a, b)
+    }
+    fn reduce(
+        &mut self,
+        op: ReduceOp,
+        t: &Arc<Tensor>,
+        dims: Option<&[i64]>,
+        keepdim: bool,
+    ) -> R<Arc<Tensor>> {
+        match dims {
+            None => reduce(self.rt, self.mode, op, t, None, false),
+            Some(dims) => reduce_dims(self.rt, self.mode, op, t, dims, keepdim),
+        }
+    }
+    fn join(&mut self, parts: &[&Tensor], dim: i64, stack: bool) -> R<Arc<Tensor>> {
+        let out = self.rt.join(parts, dim, stack)?;
+        join(self.rt, self.mode, parts, out, dim, stack)
+    }
+    fn index(&mut self, t: &Arc<Tensor>, items: &[Index]) -> R<Arc<Tensor>> {
+        let out = self.rt.index(t, items)?;
+        index(self.rt, self.mode, t, out, items)
+    }
+    fn pick(&mut self, cond: &Tensor, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+        let (c, a, b) = (
+            Operand::strong(cond),
+            Operand::strong(a),
+            Operand::strong(b),
+        );
+        ternary(self.rt, self.mode, TernaryOp::Where, c, a, b)
+    }
+    fn copy_like(&mut self, t: &Arc<Tensor>, out: &Tensor) -> R<Arc<Tensor>> {
+        let copy = jvp::copied_like(self.rt, t, out)?;
+        copied(self.rt, self.mode, t, copy, "ToCopyBackward0")
+    }
+}
+
 /// `x._unsafe_view(dims)`'s result `out`: `x`'s memory in a new shape,
 /// recorded as `UnsafeViewBackward0` and, as in PyTorch, not a view for
 /// autograd (an in-place op on it is its own node, not `CopySlices`).
 pub fn unsafe_view(rt: &Runtime, mode: Mode, x: &Tensor, out: Arc<Tensor>) -> Arc<Tensor> {
-    if !recording(mode, &[x]) || !out.dtype().is_float() {
-        return out;
+    let dual = forward_ad::any_dual(&[x]);
+    let out = match recording(mode, &[x]) && out.dtype().is_float() {
+        true => {
+            let node = ("UnsafeViewBackward0", Backward::Reshape);
+            attach_as(rt, out, node, &[(x, false)], false)
+        }
+        false => out,
+    };
+    match dual {
+        true => forward_ad::viewed(x, out),
+        false => out,
     }
-    let node = ("UnsafeViewBackward0", Backward::Reshape);
-    attach_as(rt, out, node, &[(x, false)], false)
 }
 
 /// `out` as made from `x` by an op not recorded (`x` requires no grad):
@@ -194,6 +353,17 @@ pub fn unsafe_view(rt: &Runtime, mode: Mode, x: &Tensor, out: Arc<Tensor>) -> Ar
 /// base gets a record (a leaf's, requiring no grad) if it had none. Only in
 /// grad mode, for a float view of a base laid out contiguously.
 pub fn plain_view(mode: Mode, x: &Tensor, out: Arc<Tensor>) -> Arc<Tensor> {
+    let out = plain_view_inner(mode, x, out);
+    match forward_ad::active() && !std::ptr::eq(&*out, x) && forward_ad::tangent(&out).is_none() {
+        true => match forward_ad::view_tangent(x, &out) {
+            Some(t) if out.shares_storage(x) => forward_ad::give(out, t),
+            _ => out,
+        },
+        false => out,
+    }
+}
+
+fn plain_view_inner(mode: Mode, x: &Tensor, out: Arc<Tensor>) -> Arc<Tensor> {
     let untracked = |x: &Tensor| meta(x).is_none() && !x.covers_storage();
     if !mode.enabled {
         return view_made_without_grad(x, out);
@@ -242,7 +412,13 @@ pub(super) fn forward_stream(rt: &Runtime, out: &Tensor) -> Option<StreamKey> {
 }
 
 /// Whether an op on `inputs` is recorded.
+/// An op on tensors that carry forward-mode tangents is counted for the
+/// evaluator's check (`forward_ad::mark`) unless it computes its result's
+/// tangent (`forward_ad::carry`).
 pub(crate) fn recording(mode: Mode, inputs: &[&Tensor]) -> bool {
+    if forward_ad::any_dual(inputs) {
+        forward_ad::mark();
+    }
     mode.enabled && inputs.iter().any(|t| requires_grad(t))
 }
 
@@ -284,7 +460,32 @@ pub fn binary_scalar(
     binary_of(rt, mode, op, Operand::strong(x), Operand::weak(&s), true)
 }
 
+/// `a op b`, recorded, with its tangent when an operand carries one.
 fn binary_of(
+    rt: &mut Runtime,
+    mode: Mode,
+    op: BinaryOp,
+    a: Operand,
+    b: Operand,
+    scalar_overload: bool,
+) -> R<Arc<Tensor>> {
+    let out = binary_node(rt, mode, op, a, b, scalar_overload)?;
+    if !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let inputs = [a.tensor, b.tensor];
+    forward_ad::carry(rt, Arc::clone(&out), &inputs, false, |rt, ts| {
+        jvp::binary(
+            &mut Recording { rt, mode },
+            op,
+            (a, b),
+            (&ts[0], &ts[1]),
+            &out,
+        )
+    })
+}
+
+fn binary_node(
     rt: &mut Runtime,
     mode: Mode,
     op: BinaryOp,
@@ -295,7 +496,7 @@ fn binary_of(
     // `2 * x` and `2 + x` are PyTorch's `x.__rmul__(2)` and `x.__radd__(2)`:
     // the tensor is the node's first input (`next_functions` shows it first).
     if a.weak && !b.weak && matches!(op, BinaryOp::Add | BinaryOp::Mul) {
-        return binary_of(rt, mode, op, b, a, scalar_overload);
+        return binary_node(rt, mode, op, b, a, scalar_overload);
     }
     let out = rt.binary(op, a, b)?;
     let ra = !a.weak && requires_grad(a.tensor);
@@ -313,7 +514,7 @@ fn binary_of(
             b: saved(b.tensor, b.weak, ra),
             a: saved(a.tensor, a.weak, rb),
         },
-        BinaryOp::Div if a.weak && number(a.tensor)? == 1.0 => Backward::Reciprocal {
+        BinaryOp::Div if a.weak && jvp::number(a.tensor)? == 1.0 => Backward::Reciprocal {
             out: Saved::output(&out),
         },
         BinaryOp::Div => Backward::Div {
@@ -322,10 +523,10 @@ fn binary_of(
         },
         BinaryOp::Pow if b.weak => Backward::PowScalar {
             x: Saved::new(a.tensor),
-            e: number(b.tensor)?,
+            e: jvp::number(b.tensor)?,
         },
         BinaryOp::Pow if a.weak => Backward::ScalarPow {
-            e: number(a.tensor)?,
+            e: jvp::number(a.tensor)?,
             out: Saved::output(&out),
         },
         BinaryOp::Pow => Backward::Pow {
@@ -382,23 +583,6 @@ fn binary_of(
 }
 
 /// The value of a number written in the program (a weak 0-d tensor).
-fn number(t: &Tensor) -> R<f64> {
-    use crate::runtime::buffer::Buffer;
-    let b = t.read();
-    let at = t.offset();
-    Ok(match &*b {
-        Buffer::F64(v) => v[at],
-        Buffer::F32(v) => f64::from(v[at]),
-        Buffer::I64(v) => v[at] as f64,
-        Buffer::I32(v) => f64::from(v[at]),
-        Buffer::Bool(v) => f64::from(u8::from(v[at])),
-        Buffer::U8(v) => f64::from(v[at]),
-        Buffer::I8(v) => f64::from(v[at]),
-        Buffer::I16(v) => f64::from(v[at]),
-        Buffer::F16(v) => f64::from(v[at]),
-        Buffer::BF16(v) => f64::from(v[at]),
-    })
-}
 
 /// What a unary op's gradient formula needs besides the incoming gradient.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -452,6 +636,20 @@ pub fn unary_saves(op: UnaryOp) -> Option<UnarySaves> {
 }
 
 pub fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Tensor>> {
+    let out = unary_node(rt, mode, op, x)?;
+    if !out.dtype().is_float() || op == UnaryOp::BitNot {
+        return Ok(out);
+    }
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => {
+            let saves = unary_saves(op).map(|s| matches!(s, UnarySaves::Output));
+            jvp::unary(&mut Recording { rt, mode }, (op, saves), (x, &out), t)
+        }
+        None => super::ops::full_like(rt, &out, 0),
+    })
+}
+
+fn unary_node(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Tensor>> {
     let out = rt.unary(op, x)?;
     if !recording(mode, &[x]) || !out.dtype().is_float() || op == UnaryOp::BitNot {
         return Ok(out);
@@ -495,6 +693,19 @@ fn product(
     b: &Tensor,
     name: &'static str,
 ) -> R<Arc<Tensor>> {
+    let out = product_node(rt, mode, a, b, name)?;
+    forward_ad::carry(rt, Arc::clone(&out), &[a, b], true, |rt, ts| {
+        jvp::matmul(&mut Recording { rt, mode }, (a, b), (&ts[0], &ts[1]), &out)
+    })
+}
+
+fn product_node(
+    rt: &mut Runtime,
+    mode: Mode,
+    a: &Tensor,
+    b: &Tensor,
+    name: &'static str,
+) -> R<Arc<Tensor>> {
     let out = rt.matmul(a, b)?;
     if !recording(mode, &[a, b]) {
         return Ok(out);
@@ -518,6 +729,30 @@ fn column_major(t: &Tensor) -> bool {
 
 /// `x.sum()`, `x.mean(dim)` and the other reductions over one dim or all.
 pub fn reduce(
+    rt: &mut Runtime,
+    mode: Mode,
+    op: ReduceOp,
+    x: &Tensor,
+    dim: Option<i64>,
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    let out = reduce_node(rt, mode, op, x, dim, keepdim)?;
+    if !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let dims: Option<Vec<i64>> = dim.map(|d| vec![d]);
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => jvp::reduce(
+            &mut Recording { rt, mode },
+            op,
+            t,
+            (dims.as_deref(), keepdim),
+        ),
+        None => super::ops::full_like(rt, &out, 0),
+    })
+}
+
+fn reduce_node(
     rt: &mut Runtime,
     mode: Mode,
     op: ReduceOp,
@@ -561,11 +796,21 @@ pub fn reduce_dims_laid_out(
 ) -> R<Arc<Tensor>> {
     let out = rt.reduce_dims(op, x, dims, keepdim)?;
     let out = lay_out(rt, out)?;
-    if !recording(mode, &[x]) || !out.dtype().is_float() {
+    let recorded = recording(mode, &[x]);
+    if !out.dtype().is_float() {
         return Ok(out);
     }
-    let dims = crate::runtime::shape::norm_dims(dims, x.ndim())?;
-    reduction(rt, op, x, out, dims, keepdim, true)
+    let out = match recorded {
+        true => {
+            let norm = crate::runtime::shape::norm_dims(dims, x.ndim())?;
+            reduction(rt, op, x, out, norm, keepdim, true)?
+        }
+        false => out,
+    };
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => jvp::reduce(&mut Recording { rt, mode }, op, t, (Some(dims), keepdim)),
+        None => super::ops::full_like(rt, &out, 0),
+    })
 }
 
 fn reduction(
@@ -824,6 +1069,33 @@ pub fn cumsum(rt: &Runtime, mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64) 
 /// range, `UnsqueezeBackward0` for a new axis; advanced indexing (a copy)
 /// is `IndexBackward0`, whose backward adds into zeros at the same indices.
 pub fn index(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    items: &[Index],
+) -> R<Arc<Tensor>> {
+    let dual = forward_ad::any_dual(&[x]);
+    let out = index_node(rt, mode, x, out, items)?;
+    if !dual || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    // A view's tangent is the same view of x's; a copy's (integer tensors
+    // picking), the tangent picked alike.
+    let out = forward_ad::viewed(x, out);
+    forward_ad::carry(
+        rt,
+        Arc::clone(&out),
+        &[x],
+        forward_ad::tangent(&out).is_none(),
+        |rt, ts| match &ts[0] {
+            Some(t) => jvp::Ops::index(&mut Recording { rt, mode }, t, items),
+            None => super::ops::full_like(rt, &out, 0),
+        },
+    )
+}
+
+fn index_node(
     rt: &Runtime,
     mode: Mode,
     x: &Tensor,
@@ -919,6 +1191,24 @@ pub fn ternary(
     b: Operand,
     c: Operand,
 ) -> R<Arc<Tensor>> {
+    let out = ternary_node(rt, mode, op, a, b, c)?;
+    if !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let inputs = [a.tensor, b.tensor, c.tensor];
+    forward_ad::carry(rt, Arc::clone(&out), &inputs, false, |rt, ts| {
+        jvp::ternary(&mut Recording { rt, mode }, op, (a, b, c), ts, &out)
+    })
+}
+
+fn ternary_node(
+    rt: &mut Runtime,
+    mode: Mode,
+    op: TernaryOp,
+    a: Operand,
+    b: Operand,
+    c: Operand,
+) -> R<Arc<Tensor>> {
     let strong = |o: &Operand| !o.weak && requires_grad(o.tensor);
     if op == TernaryOp::AddScaled && mode.enabled && [a, b].iter().any(strong) {
         // Recorded as its parts (`c * b`, then `a + ...`): the gradients
@@ -997,6 +1287,23 @@ pub fn masked_fill(
 
 /// `cat(xs, dim)` / `stack(xs, dim)` of `xs`, made by the op layer (`out`).
 pub fn join(
+    rt: &mut Runtime,
+    mode: Mode,
+    xs: &[&Tensor],
+    out: Arc<Tensor>,
+    dim: i64,
+    stack: bool,
+) -> R<Arc<Tensor>> {
+    let out = join_node(rt, mode, xs, out, dim, stack)?;
+    if !out.dtype().is_float() {
+        return Ok(out);
+    }
+    forward_ad::carry(rt, Arc::clone(&out), xs, true, |rt, ts| {
+        jvp::join(&mut Recording { rt, mode }, xs, ts, &out, (dim, stack))
+    })
+}
+
+fn join_node(
     rt: &Runtime,
     mode: Mode,
     xs: &[&Tensor],
@@ -1061,6 +1368,21 @@ pub fn gather(
 
 /// `softmax(x, dim)` and `log_softmax(x, dim)`: their backward needs their result.
 pub fn softmax(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    dim: i64,
+    log: bool,
+) -> R<Arc<Tensor>> {
+    let out = softmax_node(rt, mode, x, out, dim, log)?;
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => jvp::softmax(&mut Recording { rt, mode }, &out, t, dim, log),
+        None => super::ops::full_like(rt, &out, 0),
+    })
+}
+
+fn softmax_node(
     rt: &Runtime,
     mode: Mode,
     x: &Tensor,

@@ -129,14 +129,7 @@ pub fn contiguous(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>) -> R<Arc<Tensor
         return Ok(Arc::clone(x));
     }
     let out = rt.copy(x)?;
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        "CloneBackward0",
-        Backward::Identity,
-        &[x],
-    ))
+    record::copied(rt, mode, x, out, "CloneBackward0")
 }
 
 /// `x[i]`: the `i`-th slice along the first dimension (`SelectBackward0`).

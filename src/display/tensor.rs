@@ -186,6 +186,10 @@ pub fn pytorch_repr(t: &Tensor) -> String {
         Some(grad_fn) => suffixes.push(grad_fn.to_string()),
         None => {}
     }
+    // A dual tensor of forward-mode AD shows its tangent.
+    if let Some(tangent) = crate::autograd::forward_ad::tangent(t) {
+        suffixes.push(format!("tangent={}", pytorch_repr(&tangent)));
+    }
     with_suffixes(&format!("{PREFIX}{body}"), &suffixes, PREFIX.len())
 }
 

@@ -13,12 +13,14 @@ use super::args::ArgVal;
 use super::value::{Class, Object};
 use super::{Interp, Value};
 use crate::autograd::create_graph::{with_history, Source};
+use crate::autograd::forward_ad;
 use crate::autograd::hook_list::HookFn;
 use crate::autograd::meta::requires_grad;
 use crate::autograd::saved_hooks::{self, PackCell};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::lock::lock;
+use crate::runtime::shape::fmt_shape;
 use crate::runtime::Tensor;
 
 /// What a node of a program's Function keeps: its `backward`, the `ctx`,
@@ -150,15 +152,95 @@ fn not_static(class: &Class, name: &str, span: Span) -> Diagnostic {
 }
 
 impl Interp {
-    /// `MyFunction.apply(*args)`.
+    /// `MyFunction.apply(*args)`; in forward-mode AD, with the outputs'
+    /// tangents from the class's `jvp(ctx, *tangents)` (PyTorch's
+    /// `_process_forward_mode_AD`: `forward` runs with tangents off).
     pub(super) fn apply_function(
         &mut self,
         class: &Arc<Class>,
         args: Vec<ArgVal>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
-        let forward = static_method(class, "forward", span)?;
+        let tangents: Vec<Value> = args
+            .iter()
+            .map(|a| match &a.value {
+                Value::Tensor(t) => forward_ad::tangent(t).map_or(Value::None, Value::Tensor),
+                _ => Value::None,
+            })
+            .collect();
+        let dual = forward_ad::active() && tangents.iter().any(|t| !matches!(t, Value::None));
         let ctx = Arc::new(Object::new(super::value::function_ctx_class()));
+        let out = forward_ad::suspended(|| self.apply_recorded(class, args, &ctx, span))?;
+        if !dual {
+            return Ok(out);
+        }
+        let jvp = static_method(class, "jvp", span).map_err(|_| {
+            Error::Module {
+                class: "NotImplementedError",
+                message: "You must implement the jvp function for custom autograd.Function to use \
+                          it with forward mode AD."
+                    .into(),
+                help: Some(format!(
+                    "give `{}` a `@staticmethod def jvp(ctx, *tangents)` returning the outputs' \
+                     tangents",
+                    class.name
+                )),
+            }
+            .at(span)
+        })?;
+        let mut call = vec![ArgVal::positional(Value::Object(Arc::clone(&ctx)), span)];
+        call.extend(tangents.into_iter().map(|t| ArgVal::positional(t, span)));
+        let given = self.call_value(jvp, call, span)?;
+        let given: Vec<Value> = match &given {
+            Value::Tensor(_) | Value::None => vec![given.clone()],
+            v => v.items().map_or_else(|| vec![v.clone()], |i| i.to_vec()),
+        };
+        let carry = |out: &Arc<Tensor>, t: Option<&Value>| -> Result<Arc<Tensor>, Diagnostic> {
+            match t {
+                Some(Value::Tensor(t)) if t.shape() == out.shape() => {
+                    Ok(forward_ad::give(Arc::clone(out), Arc::clone(t)))
+                }
+                Some(Value::None) | None => Ok(Arc::clone(out)),
+                Some(other) => Err(Error::value(format!(
+                    "jvp of {} gave {} for an output of shape {}: each output's tangent is a \
+                     tensor of its shape, or None",
+                    class.name,
+                    match other {
+                        Value::Tensor(t) => format!("a tensor of shape {}", fmt_shape(t.shape())),
+                        v => v.type_name().to_string(),
+                    },
+                    fmt_shape(out.shape())
+                ))
+                .at(span)),
+            }
+        };
+        match out {
+            Value::Tensor(o) => Ok(Value::Tensor(carry(&o, given.first())?)),
+            v => {
+                let items = v.items().unwrap_or_default();
+                let mut with = Vec::with_capacity(items.len());
+                for (k, item) in items.iter().enumerate() {
+                    with.push(match item {
+                        Value::Tensor(o) => Value::Tensor(carry(o, given.get(k))?),
+                        other => other.clone(),
+                    });
+                }
+                Ok(Value::List(Arc::new(with)))
+            }
+        }
+    }
+
+    /// `apply` with `ctx` made: `forward` run, its outputs recorded as one
+    /// node when an input requires grad.
+    fn apply_recorded(
+        &mut self,
+        class: &Arc<Class>,
+        args: Vec<ArgVal>,
+        ctx: &Arc<Object>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let forward = static_method(class, "forward", span)?;
+        let ctx = Arc::clone(ctx);
         let tensors: Vec<usize> = (0..args.len())
             .filter(|&k| matches!(args[k].value, Value::Tensor(_)))
             .collect();
@@ -209,7 +291,9 @@ impl Interp {
                 }
             },
         };
-        let backward = static_method(class, "backward", span)?;
+        // As PyTorch: a Function without `backward` (one written for
+        // forward-mode AD) is refused when a backward reaches it.
+        let backward = static_method(class, "backward", span).unwrap_or(Value::None);
         let saved = match ctx.get("saved_tensors") {
             Some(list) => list
                 .items()
@@ -337,6 +421,18 @@ impl Interp {
         let call = Arc::clone(f)
             .downcast::<CustomCall>()
             .map_err(|_| Error::value("internal error: not a Function's backward"))?;
+        if matches!(call.backward, Value::None) {
+            return Err(Error::Module {
+                class: "NotImplementedError",
+                message: "You must implement either the backward or vjp method for your custom \
+                          autograd.Function to use it with backward mode AD."
+                    .into(),
+                help: Some(format!(
+                    "give `{}` a `@staticmethod def backward(ctx, *grads)`",
+                    call.class
+                )),
+            });
+        }
         let span = match &call.backward {
             Value::Function(f) => f.def.name.span,
             _ => Span::from(0..0),

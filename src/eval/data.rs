@@ -563,7 +563,7 @@ impl Interp {
                     .iter()
                     .map(|x| {
                         let row = Arc::new(crate::runtime::op::index::select(x, &idx)?);
-                        crate::autograd::record::index(&self.rt, self.grad, x, row, &idx)
+                        crate::autograd::record::index(&mut self.rt, self.grad, x, row, &idx)
                     })
                     .collect::<Result<Vec<_>, Error>>()
                     .map_err(|e| e.at(span))?;

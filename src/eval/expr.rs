@@ -371,8 +371,8 @@ impl Interp {
     ) -> Result<Value, Diagnostic> {
         self.begin_op("index");
         let r = self.rt.index(t, idx).map_err(|err| err.at(span))?;
-        let r =
-            autograd::record::index(&self.rt, self.grad, t, r, idx).map_err(|err| err.at(span))?;
+        let r = autograd::record::index(&mut self.rt, self.grad, t, r, idx)
+            .map_err(|err| err.at(span))?;
         Ok(Value::Tensor(r))
     }
 
@@ -1248,6 +1248,46 @@ impl Interp {
                 span: a.value.span,
             });
         }
+        // Forward-mode AD: a dual tensor given to a native op (a tensor's
+        // method, a builtin) must come back with a tangent on the result.
+        let dual_in = crate::autograd::forward_ad::active()
+            && (receiver
+                .as_ref()
+                .is_some_and(|(r, _)| super::forward_ad::is_dual(r))
+                || vals.iter().any(|a| super::forward_ad::is_dual(&a.value)));
+        if dual_in {
+            let native = match &receiver {
+                Some((Value::Tensor(_), name)) => Some(name.name.clone()),
+                Some((Value::Namespace(m), name)) if super::forward_ad::ops_namespace(m.path) => {
+                    Some(format!("{}.{}", m.path, name.name))
+                }
+                Some(_) => None,
+                // (A name is looked up again by the call: no side effects.)
+                None if matches!(callee.kind, ExprKind::Var(_)) => match self.eval(callee, d)? {
+                    Value::Builtin(doc) => Some(doc.name.to_string()),
+                    Value::Native(f) => Some(f.name.to_string()),
+                    _ => None,
+                },
+                None => None,
+            };
+            let r = self.call_dispatch(receiver, callee, vals, span, d);
+            return match native {
+                Some(name) => super::forward_ad::check_carried(&name, r, span),
+                None => r,
+            };
+        }
+        self.call_dispatch(receiver, callee, vals, span, d)
+    }
+
+    /// A call with its receiver and arguments evaluated.
+    fn call_dispatch(
+        &mut self,
+        receiver: Option<(Value, &crate::lang::ast::Name)>,
+        callee: &Expr,
+        vals: Vec<ArgVal>,
+        span: Span,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
         match receiver {
             // `xs.append(v)` keeps `v` itself (Python stores the object).
             // `xs.append(v)` and a module's function (`datautils.make(xs)`)

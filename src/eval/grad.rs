@@ -932,6 +932,17 @@ impl Interp {
         record::attach_node(&self.rt, self.grad, out, name, backward, &[x])
     }
 
+    /// A copy `out` of `x` (`to`, `clone`, a cast), recorded as `name`
+    /// (`Backward::Identity`), its tangent the copy of `x`'s in forward-mode AD.
+    pub(crate) fn copied(
+        &mut self,
+        x: &Tensor,
+        out: Arc<Tensor>,
+        name: &'static str,
+    ) -> Result<Arc<Tensor>, Error> {
+        record::copied(&mut self.rt, self.grad, x, out, name)
+    }
+
     /// `parts` of `x` (`chunk`, `split`, `unbind`), recorded as the
     /// outputs of one node, as a tuple.
     pub(crate) fn parts(

@@ -902,6 +902,18 @@ static NATIVES: &[Native] = &[
         name: "_cudash.optim_state_params",
     },
     Native {
+        name: "_cudash.enter_dual_level",
+    },
+    Native {
+        name: "_cudash.exit_dual_level",
+    },
+    Native {
+        name: "_cudash.make_dual",
+    },
+    Native {
+        name: "_cudash.unpack_dual",
+    },
+    Native {
         name: "_cudash.optim_state_of",
     },
     Native {
@@ -2045,6 +2057,9 @@ impl Interp {
         }
         if super::optimizer_live_state::NAMES.contains(&f.name) {
             return self.call_optim_state(f.name, args, span);
+        }
+        if super::forward_ad::NAMES.contains(&f.name) {
+            return self.call_forward_ad(f.name, args, span);
         }
         if super::rng_state::NAMES.contains(&f.name) {
             return self.call_rng_state(f.name, args, span);

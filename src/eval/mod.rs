@@ -40,6 +40,7 @@ mod expr;
 mod files;
 mod flow;
 pub(crate) mod format;
+mod forward_ad;
 pub mod function;
 pub mod generator;
 mod glob;

@@ -98,6 +98,17 @@ impl Interp {
         v: Result<Value, Diagnostic>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        // An op on dual tensors that computed no tangent (forward-mode AD):
+        // refused here, rather than give a result without one.
+        // (A result without float tensors, as `argmax`'s, has no tangent to lose.)
+        if crate::autograd::forward_ad::take_unhandled()
+            && v.as_ref().is_ok_and(|v| {
+                v.any_inside(&mut |x| matches!(x, Value::Tensor(t) if t.dtype().is_float()))
+            })
+        {
+            saved_hooks::take_pending();
+            return Err(crate::autograd::forward_ad::unsupported().at(span));
+        }
         if !saved_hooks::has_pending() {
             return v;
         }

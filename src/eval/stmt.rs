@@ -279,7 +279,7 @@ impl Interp {
                 let picked = self.rt.index(&t, &idx).map_err(at)?;
                 if index::is_advanced(&idx) {
                     let picked =
-                        record::index(&self.rt, self.grad, &t, picked, &idx).map_err(at)?;
+                        record::index(&mut self.rt, self.grad, &t, picked, &idx).map_err(at)?;
                     let v = self.eval(value, 0)?;
                     let (y, weak) = augmented_operand(&v, op, value.span)?;
                     self.begin_op(op.name());
@@ -315,7 +315,7 @@ impl Interp {
                 let (y, weak) = augmented_operand(&v, op, value.span)?;
                 let t = match basic {
                     Some((base, idx)) if requires_grad(&base) || (!weak && requires_grad(&y)) => {
-                        inplace::writable(&self.rt, self.grad, &base, &idx, Arc::clone(t))
+                        inplace::writable(&mut self.rt, self.grad, &base, &idx, Arc::clone(t))
                             .map_err(at)?
                     }
                     _ => Arc::clone(t),
@@ -728,7 +728,9 @@ impl Interp {
         let at = |e: Error| e.at(span);
         // In a graph, `x[i] = v` is `copy_` into the view `x[i]` (`CopySlices`).
         let view = match requires_grad(&t) || requires_grad(&src) {
-            true => inplace::writable(&self.rt, self.grad, &t, &idx, Arc::new(view)).map_err(at)?,
+            true => {
+                inplace::writable(&mut self.rt, self.grad, &t, &idx, Arc::new(view)).map_err(at)?
+            }
             false => Arc::new(view),
         };
         let write = |rt: &mut Runtime| rt.assign(&view, &stripped);

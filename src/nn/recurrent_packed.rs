@@ -176,21 +176,20 @@ impl Run<'_> {
 }
 
 /// `x.narrow(0, start, end - start)`, recorded (`SliceBackward0`).
-fn rows(rt: &Runtime, mode: Mode, x: &Arc<Tensor>, start: usize, end: usize) -> R<Arc<Tensor>> {
+fn rows(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, start: usize, end: usize) -> R<Arc<Tensor>> {
     let items = [Index::Slice(Some(start as i64), Some(end as i64), None)];
     let out = Arc::new(index::select(x, &items)?);
     record::index(rt, mode, x, out, &items)
 }
 
 /// The state of sequences `start..end` (`hidden_slice`).
-fn slice(rt: &Runtime, mode: Mode, s: &Hidden, start: usize, end: usize) -> R<Hidden> {
-    Ok(Hidden {
-        h: rows(rt, mode, &s.h, start, end)?,
-        c: s.c
-            .as_ref()
-            .map(|c| rows(rt, mode, c, start, end))
-            .transpose()?,
-    })
+fn slice(rt: &mut Runtime, mode: Mode, s: &Hidden, start: usize, end: usize) -> R<Hidden> {
+    let h = rows(rt, mode, &s.h, start, end)?;
+    let c = match &s.c {
+        Some(c) => Some(rows(rt, mode, c, start, end)?),
+        None => None,
+    };
+    Ok(Hidden { h, c })
 }
 
 /// States of consecutive sequences joined (`hidden_concat`).

@@ -56,7 +56,7 @@ impl Interp {
                 let mut r = self.rt.along(op, 0.0, &t, Some(dim), false).map_err(at)?;
                 if matches!(op, AlongOp::Softmax | AlongOp::LogSoftmax) {
                     let log = op == AlongOp::LogSoftmax;
-                    r = crate::autograd::record::softmax(&self.rt, self.grad, &t, r, dim, log)
+                    r = crate::autograd::record::softmax(&mut self.rt, self.grad, &t, r, dim, log)
                         .map_err(at)?;
                 }
                 if op == AlongOp::Cumsum {

@@ -76,7 +76,7 @@ pub(super) fn stack_family(me: &mut Interp, name: &'static str, b: &Bound) -> Ou
     };
     let refs: Vec<&Tensor> = parts.iter().map(|t| t.as_ref()).collect();
     let out = me.rt.join(&refs, dim, false).map_err(at)?;
-    b.result(record::join(&me.rt, me.grad, &refs, out, dim, false))
+    b.result(record::join(&mut me.rt, me.grad, &refs, out, dim, false))
 }
 
 /// `F.one_hot(tensor, num_classes=-1)`: an i64 tensor with one more

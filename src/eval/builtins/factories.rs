@@ -402,7 +402,7 @@ pub(super) fn join(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
     let stack = name == "stack";
     let out = me.rt.join(&refs, dim, stack).map_err(|e| e.at(b.span))?;
     b.result(crate::autograd::record::join(
-        &me.rt, me.grad, &refs, out, dim, stack,
+        &mut me.rt, me.grad, &refs, out, dim, stack,
     ))
 }
 

@@ -90,7 +90,8 @@ pub(super) fn parameters_to_vector(me: &mut Interp, _: &'static str, b: &Bound) 
     }
     let refs: Vec<&Tensor> = flat.iter().map(|t| &**t).collect();
     let out = me.rt.join(&refs, 0, false).map_err(at)?;
-    let out = crate::autograd::record::join(&me.rt, me.grad, &refs, out, 0, false).map_err(at)?;
+    let out =
+        crate::autograd::record::join(&mut me.rt, me.grad, &refs, out, 0, false).map_err(at)?;
     Ok(Value::Tensor(out))
 }
 

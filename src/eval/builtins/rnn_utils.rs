@@ -76,7 +76,7 @@ pub(super) fn pad_sequence(
         };
         let view = Arc::new(index::select(&out, &items).map_err(at)?);
         let view = match requires_grad(&out) || requires_grad(s) {
-            true => inplace::writable(&me.rt, me.grad, &out, &items, view).map_err(at)?,
+            true => inplace::writable(&mut me.rt, me.grad, &out, &items, view).map_err(at)?,
             false => view,
         };
         let write = |rt: &mut crate::runtime::dispatch::Runtime| rt.assign(&view, s);

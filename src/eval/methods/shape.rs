@@ -295,7 +295,7 @@ pub(super) fn narrow(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
     let mut items = vec![Index::Slice(None, None, None); d];
     items.push(Index::Slice(Some(start), Some(start + length), None));
     let out = me.rt.index(t, &items).map_err(at)?;
-    crate::autograd::record::index(&me.rt, me.grad, t, out, &items)
+    crate::autograd::record::index(&mut me.rt, me.grad, t, out, &items)
         .map(Value::Tensor)
         .map_err(at)
 }
@@ -332,7 +332,7 @@ pub(super) fn select(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
     let mut items = vec![Index::Slice(None, None, None); d];
     items.push(Index::At(index));
     let out = me.rt.index(t, &items).map_err(at)?;
-    crate::autograd::record::index(&me.rt, me.grad, t, out, &items)
+    crate::autograd::record::index(&mut me.rt, me.grad, t, out, &items)
         .map(Value::Tensor)
         .map_err(at)
 }

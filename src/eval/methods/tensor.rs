@@ -101,15 +101,15 @@ pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -
         me.flush_notes();
         x = r.map_err(at)?;
     }
-    Ok(Value::Tensor(to_copy(me, t, x)))
+    Ok(Value::Tensor(to_copy(me, t, x).map_err(|e| e.at(b.span))?))
 }
 
 /// `x` moved or converted (`to`, `cuda`, `cpu`, `float()`): a new tensor
 /// autograd follows back to `t` (`ToCopyBackward0`), or `t` itself.
-fn to_copy(me: &Interp, t: &Arc<Tensor>, x: Arc<Tensor>) -> Arc<Tensor> {
+fn to_copy(me: &mut Interp, t: &Arc<Tensor>, x: Arc<Tensor>) -> Result<Arc<Tensor>, Error> {
     match Arc::ptr_eq(t, &x) {
-        true => x,
-        false => me.recorded(t, x, "ToCopyBackward0", Backward::Identity),
+        true => Ok(x),
+        false => me.copied(t, x, "ToCopyBackward0"),
     }
 }
 
@@ -118,7 +118,7 @@ pub(super) fn cpu(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) 
         .rt
         .keeping_layout(t, |rt, x| rt.move_to(x, Device::Cpu))
         .map_err(|e| e.at(b.span))?;
-    Ok(Value::Tensor(to_copy(me, t, x)))
+    Ok(Value::Tensor(to_copy(me, t, x).map_err(|e| e.at(b.span))?))
 }
 
 /// `x.cuda(device=none, non_blocking=false)`: to the current CUDA device,
@@ -132,13 +132,13 @@ pub(super) fn cuda(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound)
         .keeping_layout(t, |rt, x| rt.transfer(x, d, non_blocking));
     me.flush_notes();
     let x = r.map_err(at)?;
-    Ok(Value::Tensor(to_copy(me, t, x)))
+    Ok(Value::Tensor(to_copy(me, t, x).map_err(|e| e.at(b.span))?))
 }
 
 pub(super) fn copy_to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let d = b.device("device")?.unwrap_or(Device::Cpu);
     let x = me.rt.copy_to(t, d).map_err(|e| e.at(b.span))?;
-    Ok(Value::Tensor(to_copy(me, t, x)))
+    Ok(Value::Tensor(to_copy(me, t, x).map_err(|e| e.at(b.span))?))
 }
 
 /// `x.pin()`: a copy in pinned memory; `x` itself when it is pinned already.
@@ -383,7 +383,7 @@ pub(super) fn type_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
         .rt
         .cast_keeping_layout(t, dtype)
         .map_err(|e| e.at(b.span))?;
-    Ok(Value::Tensor(to_copy(me, t, x)))
+    Ok(Value::Tensor(to_copy(me, t, x).map_err(|e| e.at(b.span))?))
 }
 
 /// `x.data`: the same elements (shared memory) without autograd history, as
@@ -520,7 +520,7 @@ pub(super) fn cast_to(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &
         .rt
         .cast_keeping_layout(t, dtype)
         .map_err(|e| e.at(b.span))?;
-    Ok(Value::Tensor(to_copy(me, t, x)))
+    Ok(Value::Tensor(to_copy(me, t, x).map_err(|e| e.at(b.span))?))
 }
 
 /// `x.add(y)`, `x.sub(y)`, `x.mul(y)`, `x.div(y)`, `x.pow(y)`: `x OP y`,
@@ -705,12 +705,10 @@ pub(super) fn clone(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
         .memory_format("memory_format")?
         .unwrap_or(MemoryFormat::Preserve);
     let x = me.rt.copy_as(t, format).map_err(|e| e.at(b.span))?;
-    Ok(Value::Tensor(me.recorded(
-        t,
-        x,
-        "CloneBackward0",
-        Backward::Identity,
-    )))
+    let x = me
+        .copied(t, x, "CloneBackward0")
+        .map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(x))
 }
 
 /// `x.size(dim=none)`: PyTorch's: the shape, or the size of one dimension.

@@ -112,6 +112,10 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_autograd_graph.py"),
     ),
     (
+        "torch.autograd.forward_ad",
+        include_str!("torch_autograd_forward_ad.py"),
+    ),
+    (
         "torch.optim.optimizer",
         include_str!("torch_optim_optimizer.py"),
     ),

@@ -6,8 +6,10 @@ calls of the function per input element), with PyTorch's defaults
 (`eps=1e-6`, `atol=1e-5`, `rtol=1e-3`), warnings and errors;
 `fast_mode=True` compares one random projection of each instead, as
 PyTorch's fast mode. `gradgradcheck` runs `gradcheck` on the function's
-backward (`create_graph=True`). Not checked: undefined output gradients,
-batched gradients, forward mode (`check_forward_ad`)."""
+backward (`create_graph=True`). `check_forward_ad=True` also compares the
+Jacobian forward-mode AD computes (one dual-level run per input element,
+or one along the random direction in fast mode) with the same finite
+differences. Not checked: undefined output gradients, batched gradients."""
 import warnings
 
 import torch
@@ -118,6 +120,86 @@ def _analytical(output, inputs, wanted):
     return {j: torch.stack(cols[j], dim=1) for j in wanted}
 
 
+def _forward(fn, inputs, wanted):
+    # Per input index: per float output, [input numel, output numel]: row k
+    # is the outputs' tangent for a one-hot tangent at element k of the
+    # input (PyTorch's `_get_analytical_jacobian_forward_ad`).
+    import torch.autograd.forward_ad as fwAD
+
+    result = {}
+    for j in wanted:
+        x = inputs[j]
+        rows = []
+        for k in range(x.numel()):
+            tangent = torch.zeros_like(x.detach())
+            tangent.view(-1)[k] = 1
+            rows.append(_tangents_out(fn, inputs, j, tangent))
+        n_out = len(rows[0]) if rows else 0
+        result[j] = [torch.stack([r[i] for r in rows]) for i in range(n_out)]
+    return result
+
+
+def _tangents_out(fn, inputs, j, tangent):
+    # The float outputs' tangents (flattened) with input j carrying `tangent`.
+    import torch.autograd.forward_ad as fwAD
+
+    with fwAD.dual_level():
+        duals = list(inputs)
+        duals[j] = fwAD.make_dual(inputs[j], tangent)
+        row = []
+        for o in _float_outputs(_outputs(fn, duals)):
+            t = fwAD.unpack_dual(o).tangent
+            if t is None:
+                t = torch.zeros_like(o)
+            row.append(t.detach().reshape(-1).clone())
+    return row
+
+
+def _slow_forward(fn, inputs, outputs, wanted, eps, atol, rtol, raise_exception):
+    numerical = _numerical(fn, inputs, wanted, eps)
+    analytical = _forward(fn, inputs, wanted)
+    for i, _ in enumerate(_float_outputs(outputs)):
+        for j in wanted:
+            n = numerical[j][i]
+            a = analytical[j][i].to(n.dtype)
+            if not torch.allclose(a, n, rtol, atol):
+                return _fail(
+                    f"Jacobian computed with forward mode mismatch for output {i:d} with respect to input {j:d},\n"
+                    f"numerical:{n}\nanalytical:{a}\n",
+                    raise_exception,
+                )
+    return True
+
+
+def _fast_forward(fn, inputs, outputs, wanted, eps, atol, rtol, raise_exception):
+    # v . (J u): by central differences along u, and by one forward-mode run.
+    floats = _float_outputs(outputs)
+    vs = [torch.rand_like(o.detach()) for o in floats]
+    for j in wanted:
+        u = torch.rand_like(inputs[j].detach())
+        data = inputs[j].data
+        base = data.clone()
+        with torch.no_grad():
+            data.copy_(base + eps * u)
+        after = [o.detach().clone() for o in _float_outputs(_outputs(fn, inputs))]
+        with torch.no_grad():
+            data.copy_(base - eps * u)
+        before = [o.detach() for o in _float_outputs(_outputs(fn, inputs))]
+        with torch.no_grad():
+            data.copy_(base)
+        tangents = _tangents_out(fn, inputs, j, u)
+        for i, v in enumerate(vs):
+            n = ((after[i] - before[i]) / (2 * eps) * v).sum()
+            a = (tangents[i] * v.reshape(-1)).sum()
+            if not torch.allclose(a.to(n.dtype), n, rtol, atol):
+                return _fail(
+                    f"Jacobian computed with forward mode mismatch for output {i:d} with respect to input {j:d},\n"
+                    f"numerical:{n}\nanalytical:{a}\n",
+                    raise_exception,
+                )
+    return True
+
+
 def _fail(msg, raise_exception):
     if raise_exception:
         raise GradcheckError(msg)
@@ -215,19 +297,24 @@ def gradcheck(
     """Whether `func`'s gradients with respect to the `inputs` that require
     grad agree with finite differences; a GradcheckError says where they do
     not (or False, with `raise_exception=False`)."""
-    if check_forward_ad or check_batched_grad or check_batched_forward_grad:
+    if check_batched_grad or check_batched_forward_grad:
         raise NotImplementedError(
-            "cudash's gradcheck checks backward only: check_forward_ad, check_batched_grad and "
-            "check_batched_forward_grad are not there (cudash has no forward-mode AD or vmap)"
+            "cudash's gradcheck checks no batched gradients: check_batched_grad and "
+            "check_batched_forward_grad are not there"
         )
     inputs = _as_tuple(inputs)
     wanted = _checked_inputs(inputs)
     outputs = _outputs(func, inputs)
-    if not check_backward_ad:
-        return True
-    if fast_mode:
-        return _fast(func, inputs, outputs, wanted, eps, atol, rtol, raise_exception)
-    return _slow(func, inputs, outputs, wanted, eps, atol, rtol, nondet_tol, raise_exception)
+    if check_backward_ad:
+        check = _fast if fast_mode else _slow
+        args = (func, inputs, outputs, wanted, eps, atol, rtol)
+        ok = check(*args, raise_exception) if fast_mode else check(*args, nondet_tol, raise_exception)
+        if not ok:
+            return False
+    if check_forward_ad:
+        check = _fast_forward if fast_mode else _slow_forward
+        return check(func, inputs, outputs, wanted, eps, atol, rtol, raise_exception)
+    return True
 
 
 def gradgradcheck(
