@@ -215,7 +215,8 @@ pub fn unsupported() -> Error {
 
 /// The op's result `out` with its tangent, which `f` computes from the
 /// inputs' tangents (None for an input without one), with tangents off;
-/// `out` as it is when no input carries one. `marked`: the op's
+/// `out` as it is when no input carries one, or it has its tangent
+/// already (a view of its input, given one by [`viewed`]). `marked`: the op's
 /// `recording` counted it as unhandled.
 pub fn carry(
     rt: &mut Runtime,
@@ -228,7 +229,9 @@ pub fn carry(
         return Ok(out);
     }
     let tangents: Vec<Option<Arc<Tensor>>> = inputs.iter().map(|t| tangent(t)).collect();
-    if tangents.iter().all(Option::is_none) {
+    // (A result that has its tangent already: a view of its input, or the
+    // input itself.)
+    if tangents.iter().all(Option::is_none) || tangent(&out).is_some() {
         return Ok(out);
     }
     let mut t = suspended(|| f(rt, &tangents))?;

@@ -582,8 +582,6 @@ fn binary_node(
     ))
 }
 
-/// The value of a number written in the program (a weak 0-d tensor).
-
 /// What a unary op's gradient formula needs besides the incoming gradient.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum UnarySaves {
@@ -1255,6 +1253,24 @@ fn ternary_node(
 /// mask holds) or `MaskedFillBackward1` (a 0-dim tensor, which gets the
 /// sum of the gradient there). `value` has x's dtype.
 pub fn masked_fill(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    mask: &Tensor,
+    value: Operand,
+) -> R<Arc<Tensor>> {
+    let out = masked_fill_node(rt, mode, x, mask, value)?;
+    if !out.dtype().is_float() {
+        return Ok(out);
+    }
+    // where(mask, value, x)'s tangent.
+    let (m, v, s) = (Operand::strong(mask), value, Operand::strong(x));
+    forward_ad::carry(rt, Arc::clone(&out), &[mask, value.tensor, x], false, |rt, ts| {
+        jvp::ternary(&mut Recording { rt, mode }, TernaryOp::Where, (m, v, s), ts, &out)
+    })
+}
+
+fn masked_fill_node(
     rt: &mut Runtime,
     mode: Mode,
     x: &Tensor,

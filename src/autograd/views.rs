@@ -33,18 +33,23 @@ pub fn view(rt: &Runtime, mode: Mode, x: &Tensor, dims: &[i64]) -> R<Arc<Tensor>
 /// `x.reshape(dims)`: a view when the layout allows, else a copy.
 pub fn reshape(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, dims: &[i64]) -> R<Arc<Tensor>> {
     let out = rt.reshape(x, dims)?;
+    reshaped(rt, mode, x, out)
+}
+
+/// `out`, a reshape of `x` (made by the op layer): `ViewBackward0` when it
+/// is a view, else `UnsafeViewBackward0` (PyTorch's names for the two);
+/// its tangent, the tangent reshaped alike.
+pub fn reshaped(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, out: Arc<Tensor>) -> R<Arc<Tensor>> {
     let name = match out.shares_storage(x) {
         true => "ViewBackward0",
         false => "UnsafeViewBackward0",
     };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        name,
-        Backward::Reshape,
-        &[x],
-    ))
+    let out = record::attach_node(rt, mode, out, name, Backward::Reshape, &[x]);
+    let dims: Vec<i64> = out.shape().iter().map(|&d| d as i64).collect();
+    super::forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => reshape(rt, mode, t, &dims),
+        None => super::ops::full_like(rt, &out, 0),
+    })
 }
 
 /// `x.repeat(*sizes)`: a copy of x tiled `sizes` times (`RepeatBackward0`).
@@ -57,14 +62,12 @@ pub fn repeat(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, sizes: &[usize]) ->
     let backward = Backward::Repeat {
         sizes: sizes.to_vec(),
     };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        "RepeatBackward0",
-        backward,
-        &[x],
-    ))
+    let out = record::attach_node(rt, mode, out, "RepeatBackward0", backward, &[x]);
+    // The tangent: the tangent repeated alike.
+    super::forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => repeat(rt, mode, t, sizes),
+        None => super::ops::full_like(rt, &out, 0),
+    })
 }
 
 /// `x.transpose(d0, d1)`, the dims already in range.

@@ -999,12 +999,8 @@ impl Interp {
 
     /// A reshape of `t`: `ViewBackward0` when it is a view, else
     /// `UnsafeViewBackward0` (PyTorch's names for the two).
-    pub(crate) fn reshaped(&self, t: &Arc<Tensor>, x: Arc<Tensor>) -> Arc<Tensor> {
-        let name = match x.shares_storage(t) {
-            true => "ViewBackward0",
-            false => "UnsafeViewBackward0",
-        };
-        self.recorded(t, x, name, Backward::Reshape)
+    pub(crate) fn reshaped(&mut self, t: &Arc<Tensor>, x: Arc<Tensor>) -> Result<Arc<Tensor>, Error> {
+        crate::autograd::views::reshaped(&mut self.rt, self.grad, t, x)
     }
 
     /// Whether any of `args` is a tensor that requires grad while ops are recorded.

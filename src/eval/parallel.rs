@@ -562,7 +562,7 @@ impl Interp {
                 let mut vs = Vec::with_capacity(ts.len());
                 for t in &ts {
                     let v = crate::runtime::op::view::view(t, &[1]).map_err(at)?;
-                    vs.push(self.reshaped(t, Arc::new(v)));
+                    vs.push(self.reshaped(t, Arc::new(v)).map_err(at)?);
                 }
                 vs
             }

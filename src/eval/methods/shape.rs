@@ -82,7 +82,7 @@ pub(super) fn as_other(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: 
         ),
         _ => {
             let x = me.rt.reshape(t, &dims).map_err(|e| e.at(b.span))?;
-            Ok(Value::Tensor(me.reshaped(t, x)))
+            Ok(Value::Tensor(me.reshaped(t, x).map_err(|e| e.at(b.span))?))
         }
     }
 }
@@ -139,7 +139,7 @@ pub(super) fn flatten(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
     let at = |e: Error| e.at(b.span);
     if t.ndim() == 0 {
         let x = me.rt.reshape(t, &[1]).map_err(at)?;
-        return Ok(Value::Tensor(me.reshaped(t, x)));
+        return Ok(Value::Tensor(me.reshaped(t, x).map_err(|e| e.at(b.span))?));
     }
     let n = t.ndim();
     let start = crate::runtime::shape::norm_dim(b.int("start_dim")?.unwrap_or(0), n).map_err(at)?;
@@ -153,7 +153,7 @@ pub(super) fn flatten(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
     dims.push(t.shape()[start..=end].iter().product::<usize>() as i64);
     dims.extend(t.shape()[end + 1..].iter().map(|&s| s as i64));
     let x = me.rt.reshape(t, &dims).map_err(at)?;
-    Ok(Value::Tensor(me.reshaped(t, x)))
+    Ok(Value::Tensor(me.reshaped(t, x).map_err(|e| e.at(b.span))?))
 }
 
 /// `x.flip(*dims)`: a copy of `x` read backwards along `dims`.
@@ -173,18 +173,11 @@ pub(super) fn roll(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound)
 pub(super) fn repeat(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
     let sizes = ints(b, "a size of repeat()")?;
-    let (layout, shape) = view::repeated(t, &sizes).map_err(at)?;
-    let copy = me.rt.copy(&layout).map_err(at)?;
-    let dims: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
-    let out = me.rt.reshape(&copy, &dims).map_err(at)?;
-    let sizes = sizes.iter().map(|&s| s.max(0) as usize).collect();
-    let backward = Backward::Repeat { sizes };
-    Ok(Value::Tensor(me.recorded(
-        t,
-        out,
-        "RepeatBackward0",
-        backward,
-    )))
+    // PyTorch's refusals of the sizes, before anything is copied.
+    view::repeated(t, &sizes).map_err(at)?;
+    let sizes: Vec<usize> = sizes.iter().map(|&s| s.max(0) as usize).collect();
+    let out = crate::autograd::views::repeat(&mut me.rt, me.grad, t, &sizes).map_err(at)?;
+    Ok(Value::Tensor(out))
 }
 
 pub(super) fn chunk(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {

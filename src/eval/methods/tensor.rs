@@ -170,7 +170,7 @@ pub(super) fn record_stream(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b:
 pub(super) fn reshape(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dims = reshape_dims(&b.rest)?;
     let x = me.rt.reshape(t, &dims).map_err(|e| e.at(b.span))?;
-    Ok(Value::Tensor(me.reshaped(t, x)))
+    Ok(Value::Tensor(me.reshaped(t, x).map_err(|e| e.at(b.span))?))
 }
 
 /// `x.contiguous(memory_format=torch.contiguous_format)`: x itself when

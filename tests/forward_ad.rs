@@ -1,0 +1,159 @@
+//! Forward-mode AD (`torch.autograd.forward_ad`): the tangents each op
+//! carries, against PyTorch 2.15's for the same program (CPU, f64), on the
+//! simulator and on emu; the tangents' memory, freed when the level closes;
+//! PyTorch's refusals.
+
+mod common;
+
+const PROGRAM: &str = r#"import torch
+import torch.nn.functional as F
+import torch.autograd.forward_ad as fwAD
+x = torch.tensor([[0.3, -1.2, 2.5], [1.1, 0.7, -0.4]], dtype=torch.float64)
+y = torch.tensor([[1.5, 0.2, -0.8], [0.9, -2.0, 0.6]], dtype=torch.float64)
+tx = torch.tensor([[0.5, -0.25, 1.0], [2.0, 0.125, -1.5]], dtype=torch.float64)
+ty = torch.tensor([[-1.0, 0.75, 0.5], [0.25, 1.25, -0.5]], dtype=torch.float64)
+w = torch.tensor([[0.1, 0.2, -0.3], [0.4, -0.5, 0.6], [0.7, 0.8, -0.9], [1.0, -1.1, 1.2]], dtype=torch.float64)
+tw = w.flip(0) * 0.5
+cases = [
+    ("exp", lambda a, b: a.exp()),
+    ("log", lambda a, b: a.abs().log()),
+    ("sin cos", lambda a, b: a.sin() * b.cos()),
+    ("tanh sigmoid", lambda a, b: torch.tanh(a) + torch.sigmoid(b)),
+    ("sqrt reciprocal", lambda a, b: a.abs().sqrt() / (b * b + 1).reciprocal()),
+    ("relu gelu silu", lambda a, b: F.relu(a) + F.gelu(b) - F.silu(a)),
+    ("pow", lambda a, b: a ** 3 + 2 ** b + a.abs() ** b),
+    ("arith", lambda a, b: (a * b - a / (b + 3)) * 0.5 - b),
+    ("maximum clamp where", lambda a, b: torch.maximum(a, b) + a.clamp(-1, 1) + torch.where(a > 0, a, b)),
+    ("softmax", lambda a, b: F.softmax(a * b, dim=1) + F.log_softmax(a, dim=0)),
+    ("matmul linear", lambda a, b: (a @ b.t()).sum(0) + F.linear(a, w, b[0, :].repeat(2)[:4]).mean(1).sum()),
+    ("reductions views", lambda a, b: torch.cat([a.t().reshape(-1), b[1, 1:], torch.stack([a, b]).mean((0, 2))]).sum(dim=0, keepdim=True)),
+]
+for name, f in cases:
+    with fwAD.dual_level():
+        out = f(fwAD.make_dual(x, tx), fwAD.make_dual(y, ty))
+        print(name, fwAD.unpack_dual(out).tangent.flatten().tolist())
+with fwAD.dual_level():
+    out = F.linear(x, fwAD.make_dual(w, tw), fwAD.make_dual(y[0, :].clone().repeat(2)[:4], ty.flatten()[:4]))
+    print("linear params", fwAD.unpack_dual(out).tangent.flatten().tolist())
+"#;
+
+/// PyTorch 2.15's tangents for `PROGRAM` (printed with repr, exact).
+const EXPECTED: &[(&str, &[f64])] = &[
+        ("exp", &[0.6749294037880016, -0.07529855297805052, 12.182493960703473, 6.008332047892867, 0.2517190884338096, -1.0054800690534589]),
+        ("log", &[1.6666666666666667, 0.20833333333333334, 0.4, 1.8181818181818181, 0.17857142857142858, 3.75]),
+        ("sin cos", &[0.3285688395307769, 0.05009200501691444, -0.34350331319885974, 0.389393064495551, 0.6924460245640007, -1.2502177307753115]),
+        ("tanh sigmoid", &[0.30842202884298175, 0.10938243048204269, 0.13354707494330778, 0.7697777091561157, 0.21058443050219045, -1.3978502993500952]),
+        ("sqrt reciprocal", &[-0.15975241260567338, 0.4473067552958857, -0.7462975277997378, 2.1977312682110903, -3.8097911922533805, 1.2332882874656679]),
+        ("relu gelu silu", &[-0.951359197389421, 0.4976016581068495, -0.10935003315442149, 0.3511202036957497, -0.08446309928191396, -0.005028759606098554]),
+        ("pow", &[-1.2168914497425993, -0.2978038128169184, 19.015426166307343, 9.392251933826238, -1.2383895409041452, 0.31750909354584955]),
+        ("arith", &[1.162037037037037, -1.2298828125, -0.37314049586776865, 0.540129848783695, -0.5625, 0.36604938271604937]),
+        ("maximum clamp where", &[0.0, 1.5, 2.0, 4.0, 0.375, -2.5]),
+        ("softmax", &[-0.756455344224577, -0.6287490137552784, 0.15441722187060544, 0.9579136033611088, -0.0020520119447600405, -2.811648727525599]),
+        ("matmul linear", &[4.34375, 1.81875]),
+        ("reductions views", &[3.145833333333333]),
+        ("linear params", &[1.31, -0.75, 1.6099999999999999, -0.22999999999999998, -1.075, 1.5950000000000002, 0.42500000000000004, 0.435]),
+];
+
+fn check(lines: &[String]) {
+    assert_eq!(lines.len(), EXPECTED.len(), "{lines:?}");
+    for (line, (name, expected)) in lines.iter().zip(EXPECTED) {
+        let (got_name, rest) = line.split_once(" [").expect("a name, then a list");
+        assert_eq!(got_name, *name);
+        let got: Vec<f64> = rest
+            .trim_end_matches(']')
+            .split(", ")
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert_eq!(got.len(), expected.len(), "{name}: {got:?}");
+        // A few ulps: the formulas are PyTorch's, the order of a sum or
+        // the last bit of `exp` not always.
+        for (g, e) in got.iter().zip(*expected) {
+            assert!(
+                (g - e).abs() <= 1e-14 * e.abs().max(1.0),
+                "{name}: {got:?} vs {expected:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn each_ops_tangent_is_pytorchs_on_sim_and_emu() {
+    check(&common::script_lines_on(0, "tangents", PROGRAM));
+    check(&common::script_lines_on_emu("tangents_emu", PROGRAM));
+}
+
+#[test]
+fn tangents_are_freed_when_the_level_closes() {
+    // Inside: the input's tangent, y and y's tangent (the temporaries of
+    // `d * 2` and of exp's formula freed); after: y alone, as PyTorch drops
+    // every tangent of the level.
+    let out = common::script_lines_on(
+        1,
+        "tangent_memory",
+        r#"import torch
+import torch.autograd.forward_ad as fwAD
+x = torch.randn(256, 256, device="cuda")
+base = torch.cuda.memory_allocated()
+with fwAD.dual_level():
+    d = fwAD.make_dual(x, torch.randn(256, 256, device="cuda"))
+    y = (d * 2).exp()
+    print(torch.cuda.memory_allocated() - base, fwAD.unpack_dual(y).tangent.device)
+print(torch.cuda.memory_allocated() - base, fwAD.unpack_dual(y).tangent)
+"#,
+    );
+    assert_eq!(out, ["786432 cuda:0", "262144 None"]);
+}
+
+#[test]
+fn ops_without_a_forward_formula_are_refused_and_the_level_goes_on() {
+    let out = common::script_lines_on(
+        0,
+        "refusals",
+        r#"import torch
+import torch.autograd.forward_ad as fwAD
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+with fwAD.dual_level():
+    d = fwAD.make_dual(torch.ones(3), torch.ones(3))
+    for f in [lambda: torch.cumsum(d, 0), lambda: d.max(dim=0), lambda: d.norm()]:
+        try:
+            f()
+        except RuntimeError as e:
+            print(str(e)[:35])
+    try:
+        with fwAD.dual_level():
+            pass
+    except RuntimeError as e:
+        print(e)
+    try:
+        Twice.apply(d)
+    except NotImplementedError as e:
+        print(e)
+    print(fwAD.unpack_dual(d * 3).tangent, d.argmax())
+try:
+    fwAD.exit_dual_level()
+except RuntimeError as e:
+    print(e)
+"#,
+    );
+    let refused = "Trying to use forward AD with an op";
+    assert_eq!(
+        out,
+        [
+            refused,
+            refused,
+            refused,
+            "Nested forward mode AD is not supported at the moment",
+            "You must implement the jvp function for custom autograd.Function to use it with \
+             forward mode AD.",
+            "tensor([3., 3., 3.]) tensor(0)",
+            "Trying to exit a forward AD level that was not the last one that was created. This \
+             is not supported.",
+        ]
+    );
+}
