@@ -1265,9 +1265,21 @@ pub fn masked_fill(
     }
     // where(mask, value, x)'s tangent.
     let (m, v, s) = (Operand::strong(mask), value, Operand::strong(x));
-    forward_ad::carry(rt, Arc::clone(&out), &[mask, value.tensor, x], false, |rt, ts| {
-        jvp::ternary(&mut Recording { rt, mode }, TernaryOp::Where, (m, v, s), ts, &out)
-    })
+    forward_ad::carry(
+        rt,
+        Arc::clone(&out),
+        &[mask, value.tensor, x],
+        false,
+        |rt, ts| {
+            jvp::ternary(
+                &mut Recording { rt, mode },
+                TernaryOp::Where,
+                (m, v, s),
+                ts,
+                &out,
+            )
+        },
+    )
 }
 
 fn masked_fill_node(

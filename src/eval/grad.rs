@@ -999,7 +999,11 @@ impl Interp {
 
     /// A reshape of `t`: `ViewBackward0` when it is a view, else
     /// `UnsafeViewBackward0` (PyTorch's names for the two).
-    pub(crate) fn reshaped(&mut self, t: &Arc<Tensor>, x: Arc<Tensor>) -> Result<Arc<Tensor>, Error> {
+    pub(crate) fn reshaped(
+        &mut self,
+        t: &Arc<Tensor>,
+        x: Arc<Tensor>,
+    ) -> Result<Arc<Tensor>, Error> {
         crate::autograd::views::reshaped(&mut self.rt, self.grad, t, x)
     }
 
