@@ -167,7 +167,9 @@ pub fn backward_many(
     keep: Keep,
 ) -> R<()> {
     let starts = starts(h, roots, gradients, keep.mode())?;
-    run(h, starts, keep, None).map(|_| ())
+    // The backward's formulas carry no forward-mode tangents (cudash has
+    // no forward-over-reverse).
+    super::forward_ad::suspended(|| run(h, starts, keep, None)).map(|_| ())
 }
 
 /// `autograd.grad(outputs, inputs, grad_outputs)`: the gradients of the
@@ -199,7 +201,8 @@ pub fn grad(
         targets.entry(k).or_insert_with(Vec::new).push(i);
     }
     let starts = starts(h, outputs, gradients, keep.mode())?;
-    let found = run(h, starts, keep, Some((targets, inputs.len())))?;
+    let found =
+        super::forward_ad::suspended(|| run(h, starts, keep, Some((targets, inputs.len()))))?;
     if !allow_unused && found.iter().any(Option::is_none) {
         return Err(Error::Autograd {
             message: "One of the differentiated Tensors appears to not have been used in the \
