@@ -27,6 +27,7 @@ cases = [
     ("softmax", lambda a, b: F.softmax(a * b, dim=1) + F.log_softmax(a, dim=0)),
     ("matmul linear", lambda a, b: (a @ b.t()).sum(0) + F.linear(a, w, b[0, :].repeat(2)[:4]).mean(1).sum()),
     ("reductions views", lambda a, b: torch.cat([a.t().reshape(-1), b[1, 1:], torch.stack([a, b]).mean((0, 2))]).sum(dim=0, keepdim=True)),
+    ("cumsum masked_fill repeat", lambda a, b: torch.cumsum(a * b, 1).masked_fill(a < 0, 0.5).repeat(1, 2)),
 ]
 for name, f in cases:
     with fwAD.dual_level():
@@ -142,6 +143,23 @@ const EXPECTED: &[(&str, &[f64])] = &[
     ("matmul linear", &[4.34375, 1.81875]),
     ("reductions views", &[3.145833333333333]),
     (
+        "cumsum masked_fill repeat",
+        &[
+            0.45,
+            0.0,
+            -0.04999999999999999,
+            0.45,
+            0.0,
+            -0.04999999999999999,
+            2.075,
+            2.7,
+            0.0,
+            2.075,
+            2.7,
+            0.0,
+        ],
+    ),
+    (
         "linear params",
         &[
             1.31,
@@ -222,7 +240,7 @@ class Twice(torch.autograd.Function):
         return g * 2
 with fwAD.dual_level():
     d = fwAD.make_dual(torch.ones(3), torch.ones(3))
-    for f in [lambda: torch.cumsum(d, 0), lambda: d.max(dim=0), lambda: d.norm()]:
+    for f in [lambda: torch.cumprod(d, 0), lambda: d.max(dim=0), lambda: d.norm()]:
         try:
             f()
         except RuntimeError as e:

@@ -265,15 +265,7 @@ pub fn placed(
 /// recorded as depending on `of` with a zero gradient (`Backward::Flat`,
 /// named `name` after PyTorch's node), so that it requires grad when `of`
 /// does and a backward through it gives `of` zeros, as PyTorch's does.
-pub fn flat(
-    rt: &Runtime,
-    mode: Mode,
-    out: Arc<Tensor>,
-    of: &Tensor,
-    name: &'static str,
-) -> Arc<Tensor> {
-    record::flat(rt, mode, out, of, name)
-}
+pub use super::record::flat;
 
 /// What `node` saved as `s`, for a formula (input `k` of the node when it
 /// saved an input): when the backward creates a graph, with the history

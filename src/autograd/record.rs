@@ -209,7 +209,8 @@ pub fn attach_no_view(
 }
 
 /// `out`, computed with a mask of `of` (flat in it), recorded as
-/// depending on `of` with a zero gradient (`create_graph::flat`).
+/// depending on `of` with a zero gradient (`create_graph::flat`, a
+/// formula's).
 pub fn flat(
     rt: &Runtime,
     mode: Mode,
@@ -1048,7 +1049,28 @@ pub fn cpp_norm(
 }
 
 /// `cumsum(x, dim)`.
-pub fn cumsum(rt: &Runtime, mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64) -> R<Arc<Tensor>> {
+pub fn cumsum(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    dim: i64,
+) -> R<Arc<Tensor>> {
+    let out = cumsum_node(rt, mode, x, out, dim)?;
+    if !out.dtype().is_float() {
+        return Ok(out);
+    }
+    // The tangent: the tangent's cumulative sum.
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => {
+            let sums = rt.along(AlongOp::Cumsum, 0.0, t, Some(dim), false)?;
+            cumsum(rt, mode, t, sums, dim)
+        }
+        None => super::ops::full_like(rt, &out, 0),
+    })
+}
+
+fn cumsum_node(rt: &Runtime, mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64) -> R<Arc<Tensor>> {
     if !recording(mode, &[x]) || !out.dtype().is_float() {
         return Ok(out);
     }

@@ -60,7 +60,7 @@ impl Interp {
                         .map_err(at)?;
                 }
                 if op == AlongOp::Cumsum {
-                    r = crate::autograd::record::cumsum(&self.rt, self.grad, &t, r, dim)
+                    r = crate::autograd::record::cumsum(&mut self.rt, self.grad, &t, r, dim)
                         .map_err(at)?;
                 }
                 if op == AlongOp::Cumprod {
