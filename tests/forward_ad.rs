@@ -277,3 +277,52 @@ except RuntimeError as e:
         ]
     );
 }
+
+#[test]
+fn convolutions_carry_tangents_as_pytorchs() {
+    // PyTorch 2.15's lines for the same program (CPU, f64); the numbers
+    // within a few ulps.
+    let expected = [
+        "all -85.74418293675149 [-5.108805491089084, 8.554190039555824, 2.574631555076248]",
+        "x -6.745882511252898 [-0.5831825654375771, 5.623849486170243, 5.881571101994272]",
+        "wb -78.9983004254986 [-4.525622925651508, 2.930340553385582, -3.3069395469180236]",
+        "b -61.39833025838254 [-1.8621467195649242, -1.8621467195649242, -1.8621467195649242]",
+        "1d torch.Size([2, 5, 6]) 60.0",
+        "net [[-0.04430272400460673, 0.1010059475601101], [0.46982149595310446, 0.5218583469521965]]",
+    ];
+    let out = common::script_lines_on(0, "conv_tangents", CONV);
+    assert_eq!(out.len(), expected.len(), "{out:?}");
+    for (got, want) in out.iter().zip(expected) {
+        let numbers = |s: &str| -> Vec<f64> {
+            s.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == 'e'))
+                .filter_map(|x| x.parse().ok())
+                .collect()
+        };
+        let (g, w) = (numbers(got), numbers(want));
+        assert_eq!(g.len(), w.len(), "{got} vs {want}");
+        for (a, b) in g.iter().zip(&w) {
+            assert!((a - b).abs() <= 1e-13 * b.abs().max(1.0), "{got} vs {want}");
+        }
+    }
+}
+
+const CONV: &str = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.autograd.forward_ad as fwAD
+torch.manual_seed(0)
+x = torch.randn(2, 3, 6, 6, dtype=torch.float64)
+w = torch.randn(4, 3, 3, 3, dtype=torch.float64)
+b = torch.randn(4, dtype=torch.float64)
+tx, tw, tb = torch.randn_like(x), torch.randn_like(w), torch.randn_like(b)
+x1 = torch.randn(2, 3, 8, dtype=torch.float64); w1 = torch.randn(5, 3, 3, dtype=torch.float64); b1 = torch.randn(5, dtype=torch.float64)
+with fwAD.dual_level():
+    for name, args in [("all", (tx, tw, tb)), ("x", (tx, None, None)), ("wb", (None, tw, tb)), ("b", (None, None, tb))]:
+        xs = [fwAD.make_dual(p, t) if t is not None else p for p, t in zip((x, w, b), args)]
+        out = F.conv2d(xs[0], xs[1], xs[2], padding=1, stride=2)
+        print(name, fwAD.unpack_dual(out).tangent.sum().item(), fwAD.unpack_dual(out).tangent[0, 1, 1].tolist())
+    out = F.conv1d(x1, w1, fwAD.make_dual(b1, torch.ones(5, dtype=torch.float64)))
+    print("1d", fwAD.unpack_dual(out).tangent.shape, fwAD.unpack_dual(out).tangent.sum().item())
+    net = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Flatten(), nn.Linear(64, 2)).double()
+    print("net", fwAD.unpack_dual(net(fwAD.make_dual(x, tx))).tangent.tolist())
+"#;

@@ -280,14 +280,37 @@ fn convolution(
         bias: b.is_some(),
         transposed: transposed.on,
     };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        "ConvolutionBackward0",
-        backward,
-        &inputs,
-    ))
+    let out = record::attach_node(rt, mode, out, "ConvolutionBackward0", backward, &inputs);
+    // The tangent (PyTorch's `convolution_jvp`): conv(tx, w, tb) + conv(x, tw).
+    let settings = (stride, padding, dilation, groups);
+    super::forward_ad::carry(rt, Arc::clone(&out), &inputs, true, |rt, ts| {
+        let (tx, tw) = (&ts[0], &ts[1]);
+        let tb = ts.get(2).cloned().flatten();
+        let first = match (tx, &tb) {
+            (Some(tx), tb) => Some(convolution(
+                rt,
+                mode,
+                (tx, w, tb.as_ref()),
+                settings,
+                transposed,
+            )?),
+            (None, Some(tb)) => {
+                let mut shape = vec![1i64; out.ndim() - 1];
+                shape[0] = outs as i64;
+                Some(Arc::new(tb.reshape(&shape)?))
+            }
+            (None, None) => None,
+        };
+        let second = match tw {
+            Some(tw) => Some(convolution(rt, mode, (x, tw, None), settings, transposed)?),
+            None => None,
+        };
+        super::jvp::total(
+            &mut record::Recording { rt, mode },
+            vec![first, second],
+            &out,
+        )
+    })
 }
 
 /// A transposed convolution's geometry and output size: the geometry of

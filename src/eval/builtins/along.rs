@@ -225,8 +225,8 @@ impl Interp {
         match b.dtype("dtype")? {
             Some(dt) if dt != t.dtype() => {
                 let x = self.rt.cast(t, dt).map_err(|e| e.at(b.span))?;
-                let backward = crate::autograd::node::Backward::Identity;
-                Ok(self.recorded(t, x, "ToCopyBackward0", backward))
+                self.copied(t, x, "ToCopyBackward0")
+                    .map_err(|e| e.at(b.span))
             }
             Some(_) => Ok(Arc::clone(t)),
             // No dtype given: what autocast makes of the input (float32

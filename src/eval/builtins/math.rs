@@ -391,8 +391,9 @@ impl Interp {
         let dtype = b.dtype("dtype")?;
         if let Some(dt) = dtype.filter(|&dt| dt != t.dtype()) {
             let x = self.rt.cast(&t, dt).map_err(|e| e.at(b.span))?;
-            let backward = crate::autograd::node::Backward::Identity;
-            t = self.recorded(&t, x, "ToCopyBackward0", backward);
+            t = self
+                .copied(&t, x, "ToCopyBackward0")
+                .map_err(|e| e.at(b.span))?;
         }
         if dtype.is_none() {
             // Autocast: `sum` and `prod` in float32 in a CUDA region.

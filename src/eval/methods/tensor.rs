@@ -189,12 +189,10 @@ pub(super) fn contiguous(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &
     if Arc::ptr_eq(&x, t) {
         return Ok(Value::Tensor(x));
     }
-    Ok(Value::Tensor(me.recorded(
-        t,
-        x,
-        "CloneBackward0",
-        Backward::Identity,
-    )))
+    let x = me
+        .copied(t, x, "CloneBackward0")
+        .map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(x))
 }
 
 pub(super) fn transpose(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
