@@ -202,15 +202,24 @@ pub fn take_unhandled() -> bool {
     UNHANDLED.replace(0) > 0
 }
 
-/// The refusal of an op with no forward formula in cudash.
-pub fn unsupported() -> Error {
+/// The refusal of an op with no forward formula in cudash (`op` when the
+/// caller knows its name), PyTorch's words for an op it has none for.
+pub fn unsupported_op(op: Option<&str>) -> Error {
+    let op = op.map_or("an op".to_string(), |name| format!("`{name}`"));
     error(
-        "Trying to use forward AD with an op that does not support it: cudash has no forward \
-         formula for it yet",
-        "the ops with tangents are the arithmetic, the pointwise math and activations, matmul \
-         and linear, sum and mean, softmax, views, cat and copies; compute this one outside \
-         `fwAD.dual_level()`, or use `torch.func.jvp`",
+        format!(
+            "Trying to use forward AD with {op} that does not support it: cudash has no \
+             forward formula for it yet"
+        ),
+        "the ops with tangents are the arithmetic, the pointwise math and activations, matmul, \
+         linear and convolutions, sum, mean and cumsum, softmax, views, cat and copies; compute \
+         this one outside `fwAD.dual_level()`, or use `torch.func.jvp`",
     )
+}
+
+/// [`unsupported_op`] of an op the formulas name no further.
+pub fn unsupported() -> Error {
+    unsupported_op(None)
 }
 
 /// The op's result `out` with its tangent, which `f` computes from the

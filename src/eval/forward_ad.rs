@@ -69,7 +69,7 @@ pub(super) fn check_carried(
     let lost = |x: &Value| matches!(x, Value::Tensor(t) if t.dtype().is_float() && forward_ad::tangent(t).is_none());
     let dropped = lost(&v) || v.items().is_some_and(|items| items.iter().any(lost));
     match dropped {
-        true => Err(forward_ad::unsupported().at(span)),
+        true => Err(forward_ad::unsupported_op(Some(name)).at(span)),
         false => Ok(v),
     }
 }
