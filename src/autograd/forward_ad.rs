@@ -104,10 +104,7 @@ pub fn any_dual(inputs: &[&Tensor]) -> bool {
 
 /// `out` carrying `tangent` (its record made when it has none).
 pub fn give(out: Arc<Tensor>, tangent: Arc<Tensor>) -> Arc<Tensor> {
-    meta_or_leaf(&out).set_tangent(Some(tangent));
-    if let Some(record) = out.autograd() {
-        DUALS.with(|d| d.borrow_mut().push(Arc::downgrade(record)));
-    }
+    set(&out, tangent);
     out
 }
 
@@ -115,8 +112,21 @@ pub fn give(out: Arc<Tensor>, tangent: Arc<Tensor>) -> Arc<Tensor> {
 fn set(x: &Tensor, tangent: Arc<Tensor>) {
     meta_or_leaf(x).set_tangent(Some(tangent));
     if let Some(record) = x.autograd() {
-        DUALS.with(|d| d.borrow_mut().push(Arc::downgrade(record)));
+        remember(Arc::downgrade(record));
     }
+}
+
+/// A record given a tangent in the open level, to drop it at the level's
+/// end; the records gone since are forgotten now and then (a loop of
+/// dual ops inside one level keeps the list short).
+fn remember(record: Weak<dyn Any + Send + Sync>) {
+    DUALS.with(|d| {
+        let mut d = d.borrow_mut();
+        d.push(record);
+        if d.len() >= 1024 && d.len().is_power_of_two() {
+            d.retain(|w| w.strong_count() > 0);
+        }
+    });
 }
 
 /// The tangent of an in-place op's operands, computed by `f` from them
@@ -168,8 +178,7 @@ fn base_part(rt: &mut Runtime, x: &Tensor) -> R<Option<Arc<Tensor>>> {
             let b = &view.base_input;
             let zeros = super::ops::full(rt, &b.shape, b.dtype, b.device, 0)?;
             base.set_tangent(Some(Arc::clone(&zeros)));
-            let record = Arc::downgrade(view.base_record());
-            DUALS.with(|d| d.borrow_mut().push(record));
+            remember(Arc::downgrade(view.base_record()));
             zeros
         }
     };
