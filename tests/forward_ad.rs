@@ -326,3 +326,29 @@ with fwAD.dual_level():
     net = nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU(), nn.Flatten(), nn.Linear(64, 2)).double()
     print("net", fwAD.unpack_dual(net(fwAD.make_dual(x, tx))).tangent.tolist())
 "#;
+
+#[test]
+fn dropout_carries_the_tangent_through_its_mask_on_sim_and_emu() {
+    // PyTorch's formula: the tangent through the same mask, scaled (the
+    // fused CUDA kernel's node, and the CPU path's `x * noise`).
+    let program = r#"import torch
+import torch.nn.functional as F
+import torch.autograd.forward_ad as fwAD
+torch.manual_seed(0)
+for device in ["cuda", "cpu"]:
+    x = torch.randn(4, 5, device=device)
+    with fwAD.dual_level():
+        y = F.dropout(fwAD.make_dual(x, torch.ones_like(x)), 0.5, training=True)
+        p, t = fwAD.unpack_dual(y)
+        print(torch.equal(t, (p != 0).float() * 2), t.device)
+"#;
+    let expected = ["True cuda:0", "True cpu"];
+    assert_eq!(
+        common::script_lines_on(1, "dropout_tangent", program),
+        expected
+    );
+    assert_eq!(
+        common::script_lines_on_emu("dropout_tangent_emu", program),
+        expected
+    );
+}

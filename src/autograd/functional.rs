@@ -150,14 +150,19 @@ pub fn dropout(
         mask: Saved::new(&keep),
         scale,
     };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        "NativeDropoutBackward0",
-        backward,
-        &[x],
-    ))
+    let out = record::attach_node(rt, mode, out, "NativeDropoutBackward0", backward, &[x]);
+    // The tangent: the tangent through the same mask, `t * mask * scale`.
+    super::forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| {
+        use super::pointwise_grad::Arith;
+        let ops = &mut record::Recording { rt, mode };
+        match &ts[0] {
+            Some(t) => {
+                let kept = ops.bin(BinaryOp::Mul, t, &keep)?;
+                ops.bin_s(BinaryOp::Mul, &kept, scale)
+            }
+            None => super::ops::full_like(ops.rt, &out, 0),
+        }
+    })
 }
 
 /// `dropout(x, p, training, inplace=True)` (`nn.Dropout(p, inplace=True)`):
