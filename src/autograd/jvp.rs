@@ -164,8 +164,8 @@ pub fn binary<O: Ops>(
             };
             let nan = o.bin(Ne, x, x)?;
             let pick_a = o.bin(LogicalOr, &pick_a, &nan)?;
-            let za = ta.clone().map_or_else(|| o.zeros_like(out), Ok)?;
-            let zb = tb.clone().map_or_else(|| o.zeros_like(out), Ok)?;
+            let za = or_zeros(o, ta, out)?;
+            let zb = or_zeros(o, tb, out)?;
             vec![Some(o.pick(&pick_a, &za, &zb)?)]
         }
         // x % y: self_t - other_t * floor(x / y) (trunc for fmod)
@@ -317,18 +317,13 @@ pub fn join<O: Ops>(
     o: &mut O,
     xs: &[&Tensor],
     ts: &[T],
-    out: &Tensor,
     (dim, stack): (i64, bool),
 ) -> R<Arc<Tensor>> {
     let mut parts = Vec::with_capacity(xs.len());
     for (x, t) in xs.iter().zip(ts) {
-        parts.push(match t {
-            Some(t) => Arc::clone(t),
-            None => o.zeros_like(x)?,
-        });
+        parts.push(or_zeros(o, t, x)?);
     }
     let refs: Vec<&Tensor> = parts.iter().map(|p| &**p).collect();
-    let _ = out;
     o.join(&refs, dim, stack)
 }
 

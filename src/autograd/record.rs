@@ -1349,7 +1349,7 @@ pub fn join(
         return Ok(out);
     }
     forward_ad::carry(rt, Arc::clone(&out), xs, true, |rt, ts| {
-        jvp::join(&mut Recording { rt, mode }, xs, ts, &out, (dim, stack))
+        jvp::join(&mut Recording { rt, mode }, xs, ts, (dim, stack))
     })
 }
 
