@@ -155,21 +155,73 @@ pub fn backward(
     gradient: Option<Arc<Tensor>>,
     keep: Keep,
 ) -> R<()> {
-    backward_many(h, std::slice::from_ref(root), vec![gradient], keep)
+    backward_many(h, std::slice::from_ref(root), vec![gradient], keep, None)
 }
 
-/// `autograd.backward(tensors, grad_tensors)`: one backward from several
-/// roots at once (PyTorch's `GraphRoot`), each with its gradient.
+/// `autograd.backward(tensors, grad_tensors, inputs=...)`: one backward
+/// from several roots at once (PyTorch's `GraphRoot`), each with its
+/// gradient. Without `inputs` every leaf behind the roots gets its
+/// gradient added to `.grad`; with them only those do (a non-leaf input
+/// is made to `retain_grad()`, as PyTorch's does), and only the nodes on a
+/// path to one of them run.
 pub fn backward_many(
     h: &mut dyn Host,
     roots: &[Arc<Tensor>],
     gradients: Vec<Option<Arc<Tensor>>>,
     keep: Keep,
+    inputs: Option<&[Arc<Tensor>]>,
 ) -> R<()> {
+    let goal = match inputs {
+        None => Goal::Every,
+        Some(inputs) => Goal::Into(into_targets(inputs)?),
+    };
     let starts = starts(h, roots, gradients, keep.mode())?;
     // The backward's formulas carry no forward-mode tangents (cudash has
     // no forward-over-reverse).
-    super::forward_ad::suspended(|| run(h, starts, keep, None)).map(|_| ())
+    super::forward_ad::suspended(|| run(h, starts, keep, goal)).map(|_| ())
+}
+
+/// The keys of `backward(inputs=...)`: each leaf's, each non-leaf's
+/// output's, and each non-leaf's node (which must run so that its
+/// output's gradient is retained).
+fn into_targets(inputs: &[Arc<Tensor>]) -> R<Into> {
+    let mut leaves = Set::default();
+    let mut outputs = Set::default();
+    let mut nodes = Set::default();
+    for x in inputs {
+        // PyTorch makes each input `retain_grad()` first, which refuses one
+        // that does not require grad.
+        let m = meta(x)
+            .filter(|m| m.requires_grad())
+            .ok_or_else(|| Error::Autograd {
+                message: "can't retain_grad on Tensor that has requires_grad=False".into(),
+                help: "every tensor of `inputs` must require grad".into(),
+            })?;
+        match m.grad_fn() {
+            Some((node, k)) => {
+                super::meta::retain_grad(m);
+                outputs.insert(output_key(&node, k));
+                nodes.insert(key(&node));
+            }
+            None => {
+                leaves.insert(leaf_key(m.grad_cell()));
+            }
+        }
+    }
+    Ok(Into {
+        leaves,
+        outputs,
+        nodes,
+    })
+}
+
+fn not_differentiable() -> Error {
+    Error::Autograd {
+        message: "One of the differentiated Tensors does not require grad".into(),
+        help: "every input must require grad (a leaf made with `requires_grad=true`, or a \
+               tensor computed from one)"
+            .into(),
+    }
 }
 
 /// `autograd.grad(outputs, inputs, grad_outputs)`: the gradients of the
@@ -188,12 +240,7 @@ pub fn grad(
     for (i, x) in inputs.iter().enumerate() {
         let m = meta(x)
             .filter(|m| m.requires_grad())
-            .ok_or_else(|| Error::Autograd {
-                message: "One of the differentiated Tensors does not require grad".into(),
-                help: "every input of `grad` must require grad (a leaf made with \
-                   `requires_grad=true`, or a tensor computed from one)"
-                    .into(),
-            })?;
+            .ok_or_else(not_differentiable)?;
         let k = match m.grad_fn() {
             Some((node, out)) => output_key(&node, out),
             None => leaf_key(m.grad_cell()),
@@ -201,8 +248,8 @@ pub fn grad(
         targets.entry(k).or_insert_with(Vec::new).push(i);
     }
     let starts = starts(h, outputs, gradients, keep.mode())?;
-    let found =
-        super::forward_ad::suspended(|| run(h, starts, keep, Some((targets, inputs.len()))))?;
+    let goal = Goal::Grad((targets, inputs.len()));
+    let found = super::forward_ad::suspended(|| run(h, starts, keep, goal))?;
     if !allow_unused && found.iter().any(Option::is_none) {
         return Err(Error::Autograd {
             message: "One of the differentiated Tensors appears to not have been used in the \
@@ -304,13 +351,31 @@ type Targets = (Map<usize, Vec<usize>>, usize);
 /// For `grad`: each input key's positions, and the gradients found so far.
 type Found = (Map<usize, Vec<usize>>, Vec<Option<Arc<Tensor>>>);
 
+/// The inputs of `backward(inputs=...)`: the leaves' keys, and the
+/// non-leaves' output keys and node keys.
+struct Into {
+    leaves: Set<usize>,
+    outputs: Set<usize>,
+    nodes: Set<usize>,
+}
+
+/// What a backward computes.
+enum Goal {
+    /// `backward()`: every leaf's `.grad`.
+    Every,
+    /// `backward(inputs=...)`: the `.grad` of these inputs only.
+    Into(Into),
+    /// `grad(outputs, inputs)`: the inputs' gradients, no `.grad` touched.
+    Grad(Targets),
+}
+
 fn run(
     h: &mut dyn Host,
     starts: Vec<(Edge, Arc<Tensor>)>,
     keep: Keep,
-    targets: Option<Targets>,
+    goal: Goal,
 ) -> R<Vec<Option<Arc<Tensor>>>> {
-    let _task = GraphTask::begin(targets.is_none());
+    let _task = GraphTask::begin(matches!(goal, Goal::Every));
     // Every node and leaf behind the roots, and how many edges lead into
     // each (a root's own gradient is one): a leaf's `AccumulateGrad` counts
     // its edges as any node does, so its gradient is final when the last
@@ -345,9 +410,24 @@ fn run(
     // the roots' gradients are theirs, and they wait for the streams that
     // wrote `.grad`s at the end, so the call is ordered on them as any op.
     let ambient = Streams::now(h.runtime());
-    let needed = targets
-        .as_ref()
-        .map(|(t, _)| needed(&nodes, &t.keys().copied().collect()));
+    let (needed, targets, only) = match goal {
+        Goal::Every => (None, None, None),
+        Goal::Grad(t) => (
+            Some(needed(&nodes, &t.0.keys().copied().collect())),
+            Some(t),
+            None,
+        ),
+        // A non-leaf input's node runs (its output's gradient is retained
+        // there), and so does every node on a path to an input.
+        Goal::Into(i) => {
+            let mut n = needed(
+                &nodes,
+                &i.leaves.iter().chain(&i.outputs).copied().collect(),
+            );
+            n.extend(i.nodes);
+            (Some(n), None, Some(i.leaves))
+        }
+    };
     let mut w = Walk {
         grads: Map::default(),
         ready: BinaryHeap::new(),
@@ -356,6 +436,7 @@ fn run(
         pushed: 0,
         found: targets.map(|(t, n)| (t, vec![None; n])),
         needed,
+        only,
         mode: keep.mode(),
     };
     for (edge, g) in starts {
@@ -446,8 +527,11 @@ struct Walk {
     pushed: u64,
     /// For `grad`: where each input's gradient goes, and what was found.
     found: Option<Found>,
-    /// For `grad`: the nodes that lead to an input (no other runs).
+    /// For `grad` and `backward(inputs=...)`: the nodes that lead to an
+    /// input (no other runs).
     needed: Option<Set<usize>>,
+    /// For `backward(inputs=...)`: the leaves whose `.grad` is filled.
+    only: Option<Set<usize>>,
     /// Whether the formulas record (`create_graph=True`).
     mode: Mode,
 }
@@ -470,7 +554,9 @@ impl Walk {
     /// (every one undefined), what it feeds is counted down all the same.
     fn run_ready(&mut self, h: &mut dyn Host, node: &Arc<Node>, retain: bool) -> R<()> {
         let arrived = self.grads.remove(&key(node)).unwrap_or_default();
-        if arrived.iter().all(|(g, _)| g.is_none()) {
+        // A node that neither leads to an input nor is one is not run at
+        // all, its hooks neither (PyTorch's engine does not queue it).
+        if arrived.iter().all(|(g, _)| g.is_none()) || !self.executes(node) {
             for edge in &node.next {
                 self.arrive(h.runtime(), edge, None, None)?;
             }
@@ -681,6 +767,13 @@ impl Walk {
             }
             return Ok(());
         }
+        if self
+            .only
+            .as_ref()
+            .is_some_and(|o| !o.contains(&leaf_key(cell)))
+        {
+            return Ok(());
+        }
         let mode = self.mode;
         let r = on_stream(h, from, |h| leaf_step(h, mode, cell, g));
         if let Some(s) = from {
@@ -691,6 +784,19 @@ impl Walk {
 }
 
 impl Walk {
+    /// Whether a node runs (PyTorch's `should_execute`): every node does
+    /// in a plain backward; else one that leads to an input, or whose
+    /// output is an input of `grad` (its hooks run, then it captures).
+    fn executes(&self, node: &Arc<Node>) -> bool {
+        let Some(needed) = &self.needed else {
+            return true;
+        };
+        needed.contains(&key(node))
+            || self.found.as_ref().is_some_and(|(t, _)| {
+                (0..node.outputs).any(|k| t.contains_key(&output_key(node, k)))
+            })
+    }
+
     /// For `grad`: `g` is the gradient of the inputs keyed `k`, if any are.
     fn capture(&mut self, k: usize, g: &Arc<Tensor>) {
         if let Some((targets, found)) = &mut self.found {

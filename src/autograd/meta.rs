@@ -457,6 +457,18 @@ pub fn set_retains_grad(m: &Meta) {
     m.retains_grad.store(true, Ordering::Release);
 }
 
+/// `y.retain_grad()` on a tensor that requires grad: a non-leaf's node
+/// keeps the gradient of its output in `y.grad` from now on (a leaf's
+/// `.grad` is kept anyway).
+pub fn retain_grad(m: &Meta) {
+    if let Some((node, k)) = m.grad_fn() {
+        if !m.retains_grad() {
+            set_retains_grad(m);
+            crate::runtime::lock::lock(&node.retained).push((k, Arc::downgrade(m.grad_cell())));
+        }
+    }
+}
+
 /// What a tensor's tag shows of autograd, as PyTorch's repr does:
 /// `grad_fn=<MulBackward0>`, or `requires_grad` for a leaf that does.
 pub fn describe(t: &Tensor) -> Option<String> {

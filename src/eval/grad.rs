@@ -14,7 +14,7 @@ use super::value::{Key, PyDict};
 use super::{Interp, Value};
 use crate::autograd::losses;
 use crate::autograd::meta::{
-    is_leaf, leaf_meta, meta, meta_or_leaf, requires_grad, set_requires_grad, set_retains_grad,
+    is_leaf, leaf_meta, meta, meta_or_leaf, requires_grad, set_requires_grad,
 };
 use crate::autograd::node::{Backward, GraphFn};
 use crate::autograd::optim::{Kind, Optimizer};
@@ -274,16 +274,12 @@ pub(super) fn retain_grad(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &
         }
         .at(b.span));
     };
-    if let Some((node, k)) = m.grad_fn() {
-        if !m.retains_grad() {
-            set_retains_grad(m);
-            lock(&node.retained).push((k, Arc::downgrade(m.grad_cell())));
-        }
-    }
+    crate::autograd::meta::retain_grad(m);
     Ok(Value::None)
 }
 
-/// `loss.backward(gradient=none, retain_graph=false)`.
+/// `loss.backward(gradient=none, retain_graph=false, create_graph=false,
+/// inputs=none)`.
 pub(super) fn backward(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let gradient = match b.given("gradient") {
         Some((v, span)) => Some(to_tensor(v).ok_or_else(|| {
@@ -295,7 +291,15 @@ pub(super) fn backward(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bo
     if keep.create_graph {
         me.warn_once(CYCLE.into());
     }
-    engine::backward(me, t, gradient, keep).map_err(|e| e.at_or_where_raised(b.span))?;
+    let inputs = backward_inputs(me, b)?;
+    engine::backward_many(
+        me,
+        std::slice::from_ref(t),
+        vec![gradient],
+        keep,
+        inputs.as_deref(),
+    )
+    .map_err(|e| e.at_or_where_raised(b.span))?;
     me.name_grads();
     Ok(Value::None)
 }
@@ -1112,13 +1116,30 @@ fn tensors(v: &Value) -> Vec<Arc<Tensor>> {
 
 /// Tensors given as one tensor or a list of them (`outputs`, `inputs` of
 /// `grad`, `tensors` of `backward`), as PyTorch takes either.
-fn tensors_of(b: &Bound, name: &str, func: &str) -> Result<Vec<Arc<Tensor>>, Diagnostic> {
+fn tensors_of(
+    me: &mut Interp,
+    b: &Bound,
+    name: &str,
+    func: &str,
+) -> Result<Vec<Arc<Tensor>>, Diagnostic> {
     match b.given(name) {
         Some((Value::Tensor(t), _)) => Ok(vec![Arc::clone(t)]),
+        // A dict's values (`dict(model.named_parameters())`), as PyTorch's.
+        Some((Value::Dict(d), span)) => d
+            .items()
+            .values()
+            .map(|v| to_tensor(v).ok_or_else(|| not_a_tensor(func, v).at(*span)))
+            .collect(),
         // A tuple or a list (`Value::items`: a list's items as they are now).
         Some((v, span)) if v.items().is_some() => v
             .items()
             .unwrap_or_default()
+            .iter()
+            .map(|v| to_tensor(v).ok_or_else(|| not_a_tensor(func, v).at(*span)))
+            .collect(),
+        // An iterator (`model.parameters()`), run to its end.
+        Some((v @ Value::Iterator(_), span)) => me
+            .items_of(v.clone(), *span)?
             .iter()
             .map(|v| to_tensor(v).ok_or_else(|| not_a_tensor(func, v).at(*span)))
             .collect(),
@@ -1201,23 +1222,53 @@ fn keep(me: &Interp, b: &Bound) -> Result<engine::Keep, Diagnostic> {
 /// `backward(tensors, grad_tensors=none, retain_graph=false)`: PyTorch's
 /// `torch.autograd.backward`, one backward from several roots.
 pub(super) fn backward_of_many(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
-    let roots = tensors_of(b, "tensors", "backward")?;
+    let roots = tensors_of(me, b, "tensors", "backward")?;
     let gradients = gradients_of(b, "grad_tensors", roots.len())?;
     let keep = keep(me, b)?;
     if keep.create_graph {
         me.warn_once(CYCLE.into());
     }
-    engine::backward_many(me, &roots, gradients, keep).map_err(|e| e.at_or_where_raised(b.span))?;
+    let inputs = backward_inputs(me, b)?;
+    engine::backward_many(me, &roots, gradients, keep, inputs.as_deref())
+        .map_err(|e| e.at_or_where_raised(b.span))?;
     me.name_grads();
     Ok(Value::None)
+}
+
+/// `inputs=` of a backward: none (every leaf), or the tensors whose
+/// `.grad` it fills (one tensor or a list; an empty list is PyTorch's error).
+fn backward_inputs(me: &mut Interp, b: &Bound) -> Result<Option<Vec<Arc<Tensor>>>, Diagnostic> {
+    match b.given("inputs") {
+        None | Some((Value::None, _)) => Ok(None),
+        Some((_, span)) => {
+            let inputs = tensors_of(me, b, "inputs", "backward")?;
+            if inputs.is_empty() {
+                return Err(Error::Autograd {
+                    message: "`inputs` argument to `backward()` cannot be empty.".into(),
+                    help: "name the tensors whose `.grad` to fill, or leave `inputs` out for \
+                           every leaf"
+                        .into(),
+                }
+                .at(*span));
+            }
+            Ok(Some(inputs))
+        }
+    }
 }
 
 /// `grad(outputs, inputs, grad_outputs=none, retain_graph=false,
 /// allow_unused=false)`: PyTorch's `torch.autograd.grad`, the gradients as
 /// a list, no `.grad` touched.
 pub(super) fn grad_of(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
-    let outputs = tensors_of(b, "outputs", "grad")?;
-    let inputs = tensors_of(b, "inputs", "grad")?;
+    let outputs = tensors_of(me, b, "outputs", "grad")?;
+    let inputs = tensors_of(me, b, "inputs", "grad")?;
+    if inputs.is_empty() {
+        return Err(Error::Autograd {
+            message: "`inputs` argument to `grad()` cannot be empty.".into(),
+            help: "name the tensors to differentiate with respect to".into(),
+        }
+        .at(b.span_of("inputs")));
+    }
     let gradients = gradients_of(b, "grad_outputs", outputs.len())?;
     let allow_unused = b.bool("allow_unused", false)?;
     let kept = keep(me, b)?;
