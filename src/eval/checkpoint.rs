@@ -376,17 +376,60 @@ pub(crate) fn call_pickle(
             }
         }
     };
+    // A file-like object (`io.BytesIO`) at argument `k`, if that is one.
+    let object = |k: usize| {
+        positional
+            .get(k)
+            .copied()
+            .filter(|a| matches!(a.value, Value::Object(_)))
+    };
     match name {
+        // `pickle.dumps(obj)`: the bytes `dump` would write.
+        "pickle.dumps" => {
+            let obj = positional
+                .first()
+                .ok_or_else(|| Error::value("pickle.dumps() needs what to dump").at(span))?;
+            let p = to_pickled(me, &obj.value, obj.span)?;
+            if holds_tensor(&p) {
+                return Err(Error::value_help(
+                    "cudash pickles Python's values, not tensors",
+                    "save tensors with `torch.save(obj, f)`, which PyTorch's torch.load reads",
+                )
+                .at(obj.span));
+            }
+            Ok(Value::Bytes(Arc::new(crate::runtime::io::pickle_bytes(&p))))
+        }
+        // `pickle.loads(data)`: what `load` reads of those bytes.
+        "pickle.loads" => {
+            let data = match positional.first().map(|a| (&a.value, a.span)) {
+                Some((Value::Bytes(b), _)) => Arc::clone(b),
+                Some((other, s)) => {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: format!(
+                            "a bytes-like object is required, not '{}'",
+                            super::format::python_type(other)
+                        ),
+                        help: None,
+                    }
+                    .at(s))
+                }
+                None => return Err(Error::value("pickle.loads() needs bytes").at(span)),
+            };
+            let p = crate::runtime::io::unpickle_bytes(&data, Py2Strings::Ascii).map_err(|r| {
+                Error::Module {
+                    class: "UnpicklingError",
+                    message: r,
+                    help: None,
+                }
+                .at(span)
+            })?;
+            from_pickled(me, p, None, span)
+        }
         "pickle.dump" => {
             let obj = positional
                 .first()
                 .ok_or_else(|| Error::value("pickle.dump() needs what to dump").at(span))?;
-            let (path, writing, gzip) = file(1)?;
-            if !writing {
-                return Err(
-                    Error::value("pickle.dump() writes to a file opened with \"wb\"").at(span),
-                );
-            }
             let p = to_pickled(me, &obj.value, obj.span)?;
             if holds_tensor(&p) {
                 return Err(Error::value_help(
@@ -396,6 +439,17 @@ pub(crate) fn call_pickle(
                 .at(obj.span));
             }
             let mut bytes = crate::runtime::io::pickle_bytes(&p);
+            // A file-like object of the program's (`io.BytesIO()`): its `write`.
+            if let Some(f) = object(1) {
+                return super::files::write_to_object(me, &f.value, bytes, f.span)
+                    .map(|()| Value::None);
+            }
+            let (path, writing, gzip) = file(1)?;
+            if !writing {
+                return Err(
+                    Error::value("pickle.dump() writes to a file opened with \"wb\"").at(span),
+                );
+            }
             use std::io::Write;
             if gzip {
                 let mut packer =
@@ -418,7 +472,16 @@ pub(crate) fn call_pickle(
             Ok(Value::None)
         }
         _ => {
-            let (path, writing, gzip) = file(0)?;
+            let (path, writing, gzip, given) = match object(0) {
+                Some(f) => {
+                    let bytes = super::files::read_from_object(me, &f.value, f.span)?;
+                    ("the buffer".to_string(), false, false, Some(bytes))
+                }
+                None => {
+                    let (path, writing, gzip) = file(0)?;
+                    (path, writing, gzip, None)
+                }
+            };
             if writing {
                 return Err(Error::value("pickle.load() reads a file opened with \"rb\"").at(span));
             }
@@ -449,7 +512,10 @@ pub(crate) fn call_pickle(
                     }
                 },
             };
-            let mut bytes = std::fs::read(&path).map_err(|e| io(e.to_string()))?;
+            let mut bytes = match given {
+                Some(b) => b.to_vec(),
+                None => std::fs::read(&path).map_err(|e| io(e.to_string()))?,
+            };
             if gzip {
                 use std::io::Read;
                 if !bytes.starts_with(&[0x1f, 0x8b]) {

@@ -25,6 +25,7 @@ impl Interp {
             Value::Int(i) => *i != 0,
             Value::Float(x) => x.get() != 0.0,
             Value::Str(s) => !s.is_empty(),
+            Value::Bytes(b) => !b.is_empty(),
             v @ (Value::List(_)
             | Value::MutList(_)
             | Value::Dict(_)

@@ -34,6 +34,45 @@ pub(super) fn os_error(e: &std::io::Error, path: &str) -> Error {
     }
 }
 
+/// `f.write(data)` of a file-like object of the program's (`io.BytesIO`,
+/// or any object with `write`), as `torch.save(obj, f)` and `pickle.dump`
+/// write to one.
+pub(super) fn write_to_object(
+    me: &mut Interp,
+    f: &Value,
+    data: Vec<u8>,
+    span: Span,
+) -> Result<(), Diagnostic> {
+    let name = crate::lang::ast::Name::new("write".into(), span);
+    let arg = super::args::ArgVal::positional(Value::Bytes(Arc::new(data)), span);
+    me.call_method(f.clone(), &name, vec![arg], span)?;
+    Ok(())
+}
+
+/// `f.read()` of a file-like object of the program's, as `torch.load(f)`
+/// and `pickle.load` read one: bytes from where it is to its end.
+pub(super) fn read_from_object(
+    me: &mut Interp,
+    f: &Value,
+    span: Span,
+) -> Result<Arc<Vec<u8>>, Diagnostic> {
+    let name = crate::lang::ast::Name::new("read".into(), span);
+    match me.call_method(f.clone(), &name, Vec::new(), span)? {
+        Value::Bytes(b) => Ok(b),
+        other => Err(Error::Module {
+            class: "TypeError",
+            message: format!(
+                "a bytes-like object is required, not '{}'",
+                super::format::python_type(&other)
+            ),
+            help: Some(
+                "the file's `read()` must give bytes (`io.BytesIO`, not `io.StringIO`)".into(),
+            ),
+        }
+        .at(span)),
+    }
+}
+
 /// `open(file, mode="r", encoding=None, newline=None)`.
 pub(super) fn open(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let path = b

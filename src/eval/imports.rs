@@ -618,6 +618,12 @@ static NATIVES: &[Native] = &[
         name: "pickle.load",
     },
     Native {
+        name: "pickle.dumps",
+    },
+    Native {
+        name: "pickle.loads",
+    },
+    Native {
         name: "_cudash.kind",
     },
     Native {

@@ -48,6 +48,13 @@ pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
                 me.call_method(Value::File(f.clone()), &name, vec![arg], b.span)?;
             }
         },
+        // Any object with `write` (`io.StringIO`, a logger's stream), as Python's.
+        Some((obj @ Value::Object(_), _)) => {
+            let s = Value::Str(Arc::new(text));
+            let name = crate::lang::ast::Name::new("write".into(), b.span);
+            let arg = crate::eval::args::ArgVal::positional(s, b.span);
+            me.call_method(obj.clone(), &name, vec![arg], b.span)?;
+        }
         Some((other, span)) => {
             return Err(Error::Attribute {
                 message: format!(
@@ -96,6 +103,23 @@ pub(super) fn sleep(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
 
 /// `save(tensor, path)`: the host reads the tensor (a copy from its device), then writes it.
 pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    // To a file-like object (`io.BytesIO()`): the archive's bytes to its
+    // `write`, its records under `archive/`, as PyTorch names them.
+    if let Some((f @ Value::Object(_), fspan)) = b.get("path") {
+        let (v, span) = b
+            .get("tensor")
+            .ok_or_else(|| Error::value("save() needs what to save").at(b.span))?;
+        let saved = checkpoint::to_pickled(me, v, *span)?;
+        let bytes = io::torch_bytes(&saved, "archive").map_err(|r| {
+            Error::Io {
+                action: "write".into(),
+                path: "the buffer".into(),
+                reason: r,
+            }
+            .at(b.span)
+        })?;
+        return crate::eval::files::write_to_object(me, f, bytes, *fspan).map(|()| Value::None);
+    }
     // To a file opened with "wb": torch.save's format, whatever its name.
     if let Some((path, writing)) = binary_file(b) {
         if !writing {
@@ -161,9 +185,17 @@ pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     if let Some((_, true)) = binary {
         return Err(super::super::pyfile::unsupported("read").at(b.span_of("path")));
     }
-    let path = match &binary {
-        Some((path, _)) => path.clone(),
-        None => path_arg(b)?,
+    // From a file-like object (`io.BytesIO(data)`): what its `read()` gives.
+    let from_object = match b.get("path") {
+        Some((f @ Value::Object(_), span)) => {
+            Some(crate::eval::files::read_from_object(me, f, *span)?)
+        }
+        _ => None,
+    };
+    let path = match (&binary, &from_object) {
+        (Some((path, _)), _) => path.clone(),
+        (None, Some(_)) => String::new(),
+        (None, None) => path_arg(b)?,
     };
     // `map_location=` is PyTorch's name for `device=`.
     let name = match b.given("device") {
@@ -174,13 +206,17 @@ pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         Some(d) => Some(me.rt.check_device(d).map_err(|e| e.at(b.span_of(name)))?),
         None => None,
     };
+    // PyTorch's default since 2.6 is the safe load; `weights_only=False`
+    // reads NumPy's arrays too (still calling nothing else).
+    let how = match b.given("weights_only") {
+        Some((Value::Bool(w), _)) if !w.get() => io::Unpickler::Full(io::Py2Strings::Utf8),
+        _ => io::Unpickler::WeightsOnly,
+    };
+    if let Some(bytes) = from_object {
+        let saved = io::load_torch_bytes(&bytes, how, Path::new("the buffer")).map_err(at)?;
+        return checkpoint::from_pickled(me, saved, device, b.span);
+    }
     if binary.is_some() || checkpoint::is_torch_name(&path) || is_zip(&path) {
-        // PyTorch's default since 2.6 is the safe load; `weights_only=False`
-        // reads NumPy's arrays too (still calling nothing else).
-        let how = match b.given("weights_only") {
-            Some((Value::Bool(w), _)) if !w.get() => io::Unpickler::Full(io::Py2Strings::Utf8),
-            _ => io::Unpickler::WeightsOnly,
-        };
         let saved = io::load_torch(Path::new(&path), how).map_err(at)?;
         return checkpoint::from_pickled(me, saved, device, b.span);
     }

@@ -207,6 +207,7 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("matplotlib_animation.py"),
     ),
     ("csv", include_str!("csv.py")),
+    ("io._memory", include_str!("io_memory.py")),
     ("base64", include_str!("base64.py")),
     ("pandas", include_str!("pandas.py")),
     ("tqdm", include_str!("tqdm.py")),
@@ -241,6 +242,8 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "layout", "torch._layout"),
     ("torch", "vmap", "torch.func"),
     ("random", "Random", "random._class"),
+    ("io", "BytesIO", "io._memory"),
+    ("io", "StringIO", "io._memory"),
     ("torch.multiprocessing", "Process", "multiprocessing"),
     (
         "torch.multiprocessing",

@@ -294,14 +294,20 @@ pub fn parse_safetensors(b: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
 /// `torch.load` reads it (`weights_only=True` unless `how` is full).
 pub fn load_torch(path: &Path, how: Unpickler) -> Result<Pickled, Error> {
     let bytes = std::fs::read(path).map_err(|e| io_err("read", path, e.to_string()))?;
-    parse_torch(&bytes, how).map_err(|r| match r.starts_with("Unsupported global") {
+    load_torch_bytes(&bytes, how, path)
+}
+
+/// What `torch.save` wrote, read from `bytes` (a file's, or an
+/// `io.BytesIO`'s: `name` says which in an error).
+pub fn load_torch_bytes(bytes: &[u8], how: Unpickler, name: &Path) -> Result<Pickled, Error> {
+    parse_torch(bytes, how).map_err(|r| match r.starts_with("Unsupported global") {
         // What PyTorch's safe load raises: `pickle.UnpicklingError`.
         true => Error::Module {
             class: "UnpicklingError",
-            message: format!("Weights only load failed for `{}`: {r}", path.display()),
+            message: format!("Weights only load failed for `{}`: {r}", name.display()),
             help: None,
         },
-        false => io_err("load", path, r),
+        false => io_err("load", name, r),
     })
 }
 
