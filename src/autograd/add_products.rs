@@ -10,7 +10,8 @@ use super::meta::requires_grad;
 use super::node::{Backward, Saved};
 pub use super::node::{Product, Scale};
 use super::ops::{bin, bin_s};
-use super::{record, Mode};
+use super::pointwise_grad::Arith;
+use super::{forward_ad, jvp, record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::BinaryOp;
@@ -115,14 +116,30 @@ pub fn add_product(
         product,
         scale,
     };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        product.node(),
-        backward,
-        &[c, a, b],
-    ))
+    let out = record::attach_node(rt, mode, out, product.node(), backward, &[c, a, b]);
+    // Forward-mode AD: `beta * tc + alpha * (ta @ b + a @ tb)`, each
+    // product the same op with `beta = 0`.
+    forward_ad::carry(rt, Arc::clone(&out), &[c, a, b], true, |rt, ts| {
+        let only_product = Scale {
+            beta: 0.0,
+            alpha: scale.alpha,
+        };
+        let first = match &ts[1] {
+            Some(ta) => Some(add_product(rt, mode, product, c, ta, b, only_product)?),
+            None => None,
+        };
+        let second = match &ts[2] {
+            Some(tb) => Some(add_product(rt, mode, product, c, a, tb, only_product)?),
+            None => None,
+        };
+        let mut o = record::Recording { rt, mode };
+        let third = match &ts[0] {
+            Some(tc) if scale.beta == 1.0 => Some(Arc::clone(tc)),
+            Some(tc) => Some(o.bin_s(BinaryOp::Mul, tc, scale.beta)?),
+            None => None,
+        };
+        jvp::total(&mut o, vec![first, second, third], &out)
+    })
 }
 
 /// The shape of `a @ b` (summed over the batch for `addbmm`).

@@ -11,7 +11,8 @@ use super::node::{Backward, Saved};
 use super::ops::unsqueeze_back;
 use super::ops::{bin, bin_s, s_bin};
 use super::record::attach_node;
-use super::Mode;
+use super::record::Recording;
+use super::{forward_ad, jvp, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -53,10 +54,20 @@ pub fn amax(
     let backward = Backward::Amax {
         x: Saved::new(x),
         out: Saved::output(&out),
-        dims,
+        dims: dims.clone(),
         keepdim,
     };
-    Ok(attach_node(rt, mode, out, name, backward, &[x]))
+    let out = attach_node(rt, mode, out, name, backward, &[x]);
+    // Forward-mode AD: the tangent's mean where x equals the result.
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) if x.ndim() == 0 => Ok(Arc::clone(t)),
+        Some(t) => {
+            let kept = unsqueeze_back(&out, &dims, keepdim)?;
+            let all: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+            jvp::amax(&mut Recording { rt, mode }, (x, t), &kept, (&all, keepdim))
+        }
+        None => super::ops::full_like(rt, &out, 0),
+    })
 }
 
 /// The largest (smallest) elements over `dims`, one dim at a time (each
@@ -143,17 +154,19 @@ pub fn logsumexp(
     let backward = Backward::Logsumexp {
         x: Saved::new(&x),
         out: Saved::output(&out),
-        dims,
+        dims: dims.clone(),
         keepdim,
     };
-    Ok(attach_node(
-        rt,
-        mode,
-        out,
-        "LogsumexpBackward0",
-        backward,
-        &[&x],
-    ))
+    let out = attach_node(rt, mode, out, "LogsumexpBackward0", backward, &[&x]);
+    // Forward-mode AD: `sum(t * exp(x - result))`.
+    forward_ad::carry(rt, Arc::clone(&out), &[&x], true, |rt, ts| match &ts[0] {
+        Some(t) if x.ndim() == 0 => Ok(Arc::clone(t)),
+        Some(t) => {
+            let kept = unsqueeze_back(&out, &dims, keepdim)?;
+            jvp::logsumexp(&mut Recording { rt, mode }, (&x, t), &kept, (&all, keepdim))
+        }
+        None => super::ops::full_like(rt, &out, 0),
+    })
 }
 
 /// x's shape without `dims`, as a reshape takes it.
@@ -212,7 +225,16 @@ pub fn addc(
     } else {
         "AddcmulBackward0"
     };
-    Ok(attach_node(rt, mode, out, name, backward, &[input, t1, t2]))
+    let out = attach_node(rt, mode, out, name, backward, &[input, t1, t2]);
+    forward_ad::carry(rt, Arc::clone(&out), &[input, t1, t2], true, |rt, ts| {
+        jvp::addc(
+            &mut Recording { rt, mode },
+            (t1, t2),
+            ts,
+            (value, div),
+            &out,
+        )
+    })
 }
 
 /// `AddcmulBackward0` / `AddcdivBackward0`: input's gradient is g; t1's
@@ -301,8 +323,8 @@ pub fn lerp(
             )?
         }
     };
-    match weight {
-        Weight::Number(w) => Ok(attach_node(
+    let out = match weight {
+        Weight::Number(w) => attach_node(
             rt,
             mode,
             out,
@@ -313,7 +335,7 @@ pub fn lerp(
                 ends: None,
             },
             &[start, end],
-        )),
+        ),
         Weight::Tensor(w) => {
             let wants_weight = mode.enabled && super::meta::requires_grad(w);
             let backward = Backward::Lerp {
@@ -321,16 +343,17 @@ pub fn lerp(
                 number: 0.0,
                 ends: wants_weight.then(|| (Saved::new(start), Saved::new(end))),
             };
-            Ok(attach_node(
-                rt,
-                mode,
-                out,
-                "LerpBackward1",
-                backward,
-                &[start, end, w],
-            ))
+            attach_node(rt, mode, out, "LerpBackward1", backward, &[start, end, w])
         }
-    }
+    };
+    // Forward-mode AD: `ts + w * (te - ts)` (`+ tw * (end - start)`).
+    let (inputs, w): (Vec<&Tensor>, Result<f64, &Tensor>) = match weight {
+        Weight::Number(w) => (vec![start, end], Ok(w)),
+        Weight::Tensor(w) => (vec![start, end, w], Err(w)),
+    };
+    forward_ad::carry(rt, Arc::clone(&out), &inputs, true, |rt, ts| {
+        jvp::lerp(&mut Recording { rt, mode }, (start, end), w, ts, &out)
+    })
 }
 
 /// `LerpBackward0/1`: start's gradient `g * (1 - weight)`, end's `g *

@@ -12,9 +12,10 @@
 use std::sync::Arc;
 
 use super::node::{Backward, Saved};
-use super::ops::bin_s;
+use super::ops::{bin_s, full_like};
+use super::record::Recording;
 pub use super::window::Geometry;
-use super::{record, Mode};
+use super::{forward_ad, jvp, record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::memory_format::{self, MemoryFormat};
@@ -769,6 +770,11 @@ fn maxima(
         input: x.shape().to_vec(),
     };
     let out = record::attach_node(rt, mode, out, node, backward, &[x]);
+    // Forward-mode AD: the tangent where each maximum was.
+    let out = forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => jvp::pooled_max(&mut Recording { rt, mode }, t, &places),
+        None => full_like(rt, &out, 0),
+    })?;
     Ok((out, places))
 }
 
@@ -835,10 +841,16 @@ fn average(
     )?;
     let out = in_format_of(rt, x, out)?;
     let backward = Backward::AvgPool {
-        geom,
+        geom: geom.clone(),
         input: x.shape().to_vec(),
     };
-    Ok(record::attach_node(rt, mode, out, node, backward, &[x]))
+    let out = record::attach_node(rt, mode, out, node, backward, &[x]);
+    // Forward-mode AD: a mean is linear, so the tangent's the same pooling
+    // of the input's tangent.
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => average(rt, mode, t, geom, node),
+        None => full_like(rt, &out, 0),
+    })
 }
 
 /// The gradient of a pooling's input: for a max, each window's `g` added

@@ -220,9 +220,9 @@ pub fn unsupported_op(op: Option<&str>) -> Error {
             "Trying to use forward AD with {op} that does not support it: cudash has no \
              forward formula for it yet"
         ),
-        "the ops with tangents are the arithmetic, the pointwise math and activations, matmul, \
-         linear and convolutions, sum, mean and cumsum, softmax, views, cat and copies; compute \
-         this one outside `fwAD.dual_level()`, or use `torch.func.jvp`",
+        "most ops have tangents (docs/python-programs.md lists them; not yet `prod`, \
+         `cumprod`, attention's fused kernels); compute this one outside \
+         `fwAD.dual_level()`, or use `torch.func.jvp`",
     )
 }
 

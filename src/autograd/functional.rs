@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::meta::requires_grad;
 use super::node::{Backward, Saved};
 use super::ops::{bin, bin_s};
-use super::{record, Mode};
+use super::{forward_ad, jvp, record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -441,14 +441,28 @@ pub fn batch_norm(
         train: use_batch,
         eps: a.eps,
     };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        "NativeBatchNormBackward0",
-        backward,
-        &inputs,
-    ))
+    let out = record::attach_node(rt, mode, out, "NativeBatchNormBackward0", backward, &inputs);
+    // Forward-mode AD: PyTorch's `batch_norm_jvp`; in eval the running
+    // statistics are constants.
+    forward_ad::carry(rt, Arc::clone(&out), &inputs, true, |rt, ts| {
+        let (tw, tb) = tangents_of_affine(ts, a.weight.is_some(), a.bias.is_some());
+        let per_channel = |rt: &mut Runtime, t: Option<&Arc<Tensor>>| -> R<Option<Arc<Tensor>>> {
+            t.map(|t| super::views::reshape(rt, mode, t, &bshape))
+                .transpose()
+        };
+        let w = per_channel(rt, a.weight)?;
+        let tw = per_channel(rt, tw.as_ref())?;
+        let tb = per_channel(rt, tb.as_ref())?;
+        let dims = use_batch.then_some(dims_i.as_slice());
+        jvp::normalized(
+            &mut record::Recording { rt, mode },
+            (x, &ts[0]),
+            (&mean, &invstd),
+            dims,
+            (w.as_deref(), &tw, &tb),
+            &out,
+        )
+    })
 }
 
 /// `1 / sqrt(var + eps)`.
@@ -786,14 +800,32 @@ pub fn layer_norm(
         bias: bias.is_some(),
         eps,
     };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        y,
-        "NativeLayerNormBackward0",
-        backward,
-        &inputs,
-    ))
+    let y = record::attach_node(rt, mode, y, "NativeLayerNormBackward0", backward, &inputs);
+    // Forward-mode AD: PyTorch's `layer_norm_jvp` over each row.
+    let dims: Vec<i64> = (x.ndim() - k..x.ndim()).map(|d| d as i64).collect();
+    forward_ad::carry(rt, Arc::clone(&y), &inputs, true, |rt, ts| {
+        let (tw, tb) = tangents_of_affine(ts, weight.is_some(), bias.is_some());
+        jvp::normalized(
+            &mut record::Recording { rt, mode },
+            (x, &ts[0]),
+            (&mean, &rstd),
+            Some(&dims),
+            (weight.map(|w| &**w), &tw, &tb),
+            &y,
+        )
+    })
+}
+
+/// The tangents of an affine normalization's weight and bias (after the
+/// input's, for those given).
+fn tangents_of_affine(
+    ts: &[Option<Arc<Tensor>>],
+    weight: bool,
+    bias: bool,
+) -> (Option<Arc<Tensor>>, Option<Arc<Tensor>>) {
+    let tw = weight.then(|| ts[1].clone()).flatten();
+    let tb = bias.then(|| ts[1 + weight as usize].clone()).flatten();
+    (tw, tb)
 }
 
 /// `NativeLayerNormBackward0`: PyTorch's `layer_norm_backward`. Per row of

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::functional::{batch_norm, into, layer_norm_backward, normalized_rows, BatchNormArgs};
 use super::node::{Backward, Saved};
-use super::{record, Mode};
+use super::{forward_ad, jvp, record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::BinaryOp;
@@ -103,14 +103,47 @@ pub fn group_norm(
         bias: bias.is_some(),
         eps,
     };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        y,
-        "NativeGroupNormBackward0",
-        backward,
-        &inputs,
-    ))
+    let y = record::attach_node(rt, mode, y, "NativeGroupNormBackward0", backward, &inputs);
+    // Forward-mode AD: each group standardized (PyTorch's `group_norm_jvp`),
+    // then the channels' affine map.
+    forward_ad::carry(rt, Arc::clone(&y), &inputs, true, |rt, ts| {
+        let tw = weight.and(ts.get(1).cloned().flatten());
+        let tb = bias.and(ts.get(1 + weight.is_some() as usize).cloned().flatten());
+        let x3 = grouped(rt, mode, x, groups)?;
+        let tx3 = ts[0]
+            .as_ref()
+            .map(|t| grouped(rt, mode, t, groups))
+            .transpose()?;
+        let (x_hat, dx_hat) = jvp::standardized(
+            &mut record::Recording { rt, mode },
+            (&x3, &tx3),
+            (&mean, &rstd),
+            Some(&[2]),
+        )?;
+        let back = |rt: &mut Runtime, t: &Arc<Tensor>| super::views::reshape(rt, mode, t, &dims);
+        let x_hat = back(rt, &x_hat)?;
+        let dx_hat = dx_hat.map(|d| back(rt, &d)).transpose()?;
+        let channels = |rt: &mut Runtime, t: Option<&Arc<Tensor>>| -> R<Option<Arc<Tensor>>> {
+            t.map(|t| channel_view(rt, mode, t, x.ndim())).transpose()
+        };
+        let w = channels(rt, weight)?;
+        let tw = channels(rt, tw.as_ref())?;
+        let tb = channels(rt, tb.as_ref())?;
+        jvp::affine(
+            &mut record::Recording { rt, mode },
+            (&x_hat, dx_hat),
+            (w.as_deref(), &tw, &tb),
+            &y,
+        )
+    })
+}
+
+/// A per-channel `t` ([C]) as [C, 1, ...] for an input of `ndim` dims,
+/// recorded (`ViewBackward0`).
+fn channel_view(rt: &mut Runtime, mode: Mode, t: &Arc<Tensor>, ndim: usize) -> R<Arc<Tensor>> {
+    let mut shape = vec![1i64; ndim - 1];
+    shape[0] = t.numel() as i64;
+    super::views::reshape(rt, mode, t, &shape)
 }
 
 /// What `NativeGroupNormBackward0` kept: the input, the weight, each

@@ -343,3 +343,342 @@ pub fn copied_like(rt: &mut Runtime, t: &Arc<Tensor>, out: &Tensor) -> R<Arc<Ten
     }
     Ok(t)
 }
+
+/// The tangent of an op that picks one element of `t`'s primal per result
+/// element along `dim` (`max(dim)`, `min(dim)`, `median(dim)`, `sort`,
+/// `topk`, `gather`): the same elements of the tangent, `indices` naming
+/// them (PyTorch's `gather_with_keepdimed_indices`). Without `keepdim`
+/// the indices have no `dim`. Indexed with one position tensor per
+/// dimension, so the tangent's history is `IndexBackward0`.
+pub fn gathered<O: Ops>(
+    o: &mut O,
+    t: &Arc<Tensor>,
+    (dim, indices): (usize, &Tensor),
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    if t.ndim() == 0 {
+        return o.copy_like(t, t);
+    }
+    let rank = indices.ndim();
+    let device = t.device();
+    let mut items = Vec::with_capacity(t.ndim());
+    for d in 0..t.ndim() {
+        if d == dim {
+            items.push(Index::Tensor(Arc::new(indices.alias())));
+            continue;
+        }
+        // Where dimension `d` of the primal lies among the indices' dims.
+        let at = match keepdim || d < dim {
+            true => d,
+            false => d - 1,
+        };
+        let n = indices.shape()[at];
+        items.push(Index::Tensor(super::ops::positions(
+            o.rt(),
+            n,
+            at,
+            rank,
+            device,
+        )?));
+    }
+    o.index(t, &items)
+}
+
+/// The tangent of a reduction to one element equal to some of `x`'s
+/// (`max()`, `min()`, `median()`): the mean of the tangent over the
+/// elements equal to the result (PyTorch's `evenly_read_jvp`).
+pub fn evenly<O: Ops>(o: &mut O, x: &Tensor, t: &Tensor, out: &Tensor) -> R<Arc<Tensor>> {
+    let at = o.bin(BinaryOp::Eq, x, out)?;
+    let picked = o.masked(&at, t)?;
+    let sum = o.reduce(ReduceOp::Sum, &picked, None, false)?;
+    let ones = super::ops::full_like(o.rt(), x, 1)?;
+    let ones = o.masked(&at, &ones)?;
+    let count = o.reduce(ReduceOp::Sum, &ones, None, false)?;
+    o.bin(BinaryOp::Div, &sum, &count)
+}
+
+/// A max pooling's tangent: at each window, the tangent's element where
+/// the primal's maximum was (`places`: `h * W + w` within each plane, as
+/// `return_indices=True` gives them), PyTorch's
+/// `gather(self_t.flatten(-2), -1, indices.flatten(-2))`.
+pub fn pooled_max<O: Ops>(o: &mut O, t: &Arc<Tensor>, places: &Tensor) -> R<Arc<Tensor>> {
+    let rank = places.ndim();
+    let width = Tensor::scalar(t.shape()[t.ndim() - 1] as i64);
+    let rt = o.rt();
+    let row = rt.binary(
+        BinaryOp::FloorDiv,
+        Operand::strong(places),
+        Operand::weak(&width),
+    )?;
+    let col = rt.binary(
+        BinaryOp::Rem,
+        Operand::strong(places),
+        Operand::weak(&width),
+    )?;
+    let mut items = Vec::with_capacity(rank);
+    for d in 0..rank - 2 {
+        let n = places.shape()[d];
+        items.push(Index::Tensor(super::ops::positions(
+            rt,
+            n,
+            d,
+            rank,
+            t.device(),
+        )?));
+    }
+    items.push(Index::Tensor(row));
+    items.push(Index::Tensor(col));
+    o.index(t, &items)
+}
+
+/// A normalization's tangent (layer, batch and group norm; PyTorch's
+/// `layer_norm_jvp` and `batch_norm_jvp`): [`standardized`], then
+/// [`affine`]. `mean`, `invstd`, `w` and the parameters' tangents
+/// broadcast against `x`.
+pub fn normalized<O: Ops>(
+    o: &mut O,
+    (x, tx): (&Tensor, &T),
+    (mean, invstd): (&Tensor, &Tensor),
+    dims: Option<&[i64]>,
+    (w, tw, tb): (Option<&Tensor>, &T, &T),
+    out: &Tensor,
+) -> R<Arc<Tensor>> {
+    let (x_hat, dx_hat) = standardized(o, (x, tx), (mean, invstd), dims)?;
+    affine(o, (&x_hat, dx_hat), (w, tw, tb), out)
+}
+
+/// `x_hat = (x - mean) * invstd` over `dims` and its tangent `dx_hat =
+/// invstd * (tx - mean(tx) - x_hat * mean(x_hat * tx))` (`dims` None:
+/// statistics that are constants, as the running ones in eval: `invstd *
+/// tx`; None without `tx`).
+pub fn standardized<O: Ops>(
+    o: &mut O,
+    (x, tx): (&Tensor, &T),
+    (mean, invstd): (&Tensor, &Tensor),
+    dims: Option<&[i64]>,
+) -> R<(Arc<Tensor>, T)> {
+    let centered = o.bin(BinaryOp::Sub, x, mean)?;
+    let x_hat = o.bin(BinaryOp::Mul, &centered, invstd)?;
+    drop(centered);
+    let dx_hat = match (tx, dims) {
+        (None, _) => None,
+        (Some(tx), None) => Some(o.bin(BinaryOp::Mul, tx, invstd)?),
+        (Some(tx), Some(dims)) => {
+            let m = o.reduce(ReduceOp::Mean, tx, Some(dims), true)?;
+            let xt = o.bin(BinaryOp::Mul, &x_hat, tx)?;
+            let m2 = o.reduce(ReduceOp::Mean, &xt, Some(dims), true)?;
+            let a = o.bin(BinaryOp::Sub, tx, &m)?;
+            let b = o.bin(BinaryOp::Mul, &x_hat, &m2)?;
+            let c = o.bin(BinaryOp::Sub, &a, &b)?;
+            Some(o.bin(BinaryOp::Mul, &c, invstd)?)
+        }
+    };
+    Ok((x_hat, dx_hat))
+}
+
+/// `y = x_hat * w + b`'s tangent: `dx_hat * w + x_hat * tw + tb`.
+pub fn affine<O: Ops>(
+    o: &mut O,
+    (x_hat, dx_hat): (&Tensor, T),
+    (w, tw, tb): (Option<&Tensor>, &T, &T),
+    out: &Tensor,
+) -> R<Arc<Tensor>> {
+    let first = match (dx_hat, w) {
+        (Some(d), Some(w)) => Some(o.bin(BinaryOp::Mul, &d, w)?),
+        (d, _) => d,
+    };
+    let second = match tw {
+        Some(tw) => Some(o.bin(BinaryOp::Mul, x_hat, tw)?),
+        None => None,
+    };
+    total(o, vec![first, second, tb.clone()], out)
+}
+
+/// `mse_loss`'s tangent: `2 * (x - y) * (tx - ty)`, reduced as the loss
+/// is (`reduce`: its sum or mean; None for none).
+pub fn mse<O: Ops>(
+    o: &mut O,
+    (x, y): (&Tensor, &Tensor),
+    (tx, ty): (&T, &T),
+    reduce: Option<ReduceOp>,
+    out: &Tensor,
+) -> R<Arc<Tensor>> {
+    let dt = match (tx, ty) {
+        (Some(a), Some(b)) => o.bin(BinaryOp::Sub, a, b)?,
+        (Some(a), None) => Arc::clone(a),
+        (None, Some(b)) => o.unary(UnaryOp::Neg, b)?,
+        (None, None) => return o.zeros_like(out),
+    };
+    let d = o.bin(BinaryOp::Sub, x, y)?;
+    let twice = o.bin_s(BinaryOp::Mul, &d, 2.0)?;
+    let t = o.bin(BinaryOp::Mul, &twice, &dt)?;
+    match reduce {
+        Some(op) => o.reduce(op, &t, None, false),
+        None => Ok(t),
+    }
+}
+
+/// The tangent of `var`, `std` (`p`: the correction) or a vector norm
+/// (`p`: its order) of `x` over `dims` (None: every element), `out` the
+/// result: PyTorch's `var_jvp` (`2 * sum((x - mean) * t) / (N -
+/// correction)`), `std_jvp` (that over `2 * std`) and `norm_jvp` (`sum(x *
+/// t) / norm` for p = 2, `sum(sgn(x) * t)` for p = 1, `sum(|x|^(p-2) * x *
+/// t) / norm^(p-1)` else; 0 where the norm is 0). An infinite or zero
+/// order has none here.
+pub fn along<O: Ops>(
+    o: &mut O,
+    (op, p): (crate::runtime::op::along::AlongOp, f64),
+    (x, t): (&Tensor, &Arc<Tensor>),
+    (dims, keepdim): (Option<&[usize]>, bool),
+    out: &Tensor,
+) -> R<Arc<Tensor>> {
+    use crate::runtime::op::along::AlongOp;
+    let all: Vec<i64> = match dims {
+        Some(d) => d.iter().map(|&d| d as i64).collect(),
+        None => (0..x.ndim() as i64).collect(),
+    };
+    let dims = (x.ndim() > 0).then_some(all.as_slice());
+    let keepdim = keepdim && dims.is_some();
+    let sum = |o: &mut O, v: &Arc<Tensor>| o.reduce(ReduceOp::Sum, v, dims, keepdim);
+    match op {
+        AlongOp::Var | AlongOp::Std => {
+            let n: usize = all.iter().map(|&d| x.shape()[d as usize]).product();
+            let xa = Arc::new(x.alias());
+            let mean = o.reduce(ReduceOp::Mean, &xa, dims, true)?;
+            let c = o.bin(BinaryOp::Sub, x, &mean)?;
+            let ct = o.bin(BinaryOp::Mul, &c, t)?;
+            let s = sum(o, &ct)?;
+            let var_t = o.bin_s(BinaryOp::Mul, &s, 2.0 / (n as f64 - p))?;
+            match op {
+                AlongOp::Std => {
+                    let twice = o.bin_s(BinaryOp::Mul, out, 2.0)?;
+                    o.bin(BinaryOp::Div, &var_t, &twice)
+                }
+                _ => Ok(var_t),
+            }
+        }
+        AlongOp::Norm if p.is_finite() && p > 0.0 => {
+            let r = if p == 1.0 {
+                let s = o.sign(x)?;
+                let st = o.bin(BinaryOp::Mul, &s, t)?;
+                return sum(o, &st);
+            } else if p == 2.0 {
+                let xt = o.bin(BinaryOp::Mul, x, t)?;
+                let s = sum(o, &xt)?;
+                o.bin(BinaryOp::Div, &s, out)?
+            } else {
+                let a = o.unary(UnaryOp::Abs, x)?;
+                let a = o.bin_s(BinaryOp::Pow, &a, p - 2.0)?;
+                let ax = o.bin(BinaryOp::Mul, &a, x)?;
+                let axt = o.bin(BinaryOp::Mul, &ax, t)?;
+                let s = sum(o, &axt)?;
+                let np = o.bin_s(BinaryOp::Pow, out, p - 1.0)?;
+                o.bin(BinaryOp::Div, &s, &np)?
+            };
+            let zero = o.bin_s(BinaryOp::Ne, out, 0.0)?;
+            o.masked(&zero, &r)
+        }
+        _ => Err(forward_ad::unsupported()),
+    }
+}
+
+/// `amax`/`amin`'s tangent over `dims`: the mean of the tangent where the
+/// primal equals the result (`out_kept`: the result with the dims kept).
+pub fn amax<O: Ops>(
+    o: &mut O,
+    (x, t): (&Tensor, &Tensor),
+    out_kept: &Tensor,
+    (dims, keepdim): (&[i64], bool),
+) -> R<Arc<Tensor>> {
+    let at = o.bin(BinaryOp::Eq, x, out_kept)?;
+    let picked = o.masked(&at, t)?;
+    let sum = o.reduce(ReduceOp::Sum, &picked, Some(dims), keepdim)?;
+    let ones = super::ops::full_like(o.rt(), x, 1)?;
+    let ones = o.masked(&at, &ones)?;
+    let count = o.reduce(ReduceOp::Sum, &ones, Some(dims), keepdim)?;
+    o.bin(BinaryOp::Div, &sum, &count)
+}
+
+/// `logsumexp`'s tangent: `sum(t * exp(x - result))` over `dims`.
+pub fn logsumexp<O: Ops>(
+    o: &mut O,
+    (x, t): (&Tensor, &Tensor),
+    out_kept: &Tensor,
+    (dims, keepdim): (&[i64], bool),
+) -> R<Arc<Tensor>> {
+    let d = o.bin(BinaryOp::Sub, x, out_kept)?;
+    let e = o.unary(UnaryOp::Exp, &d)?;
+    let te = o.bin(BinaryOp::Mul, t, &e)?;
+    o.reduce(ReduceOp::Sum, &te, Some(dims), keepdim)
+}
+
+/// `addcmul(input, t1, t2, value)`'s tangent: `ti + value * (tt1 * t2 +
+/// t1 * tt2)`; `addcdiv`'s: `ti + value * (tt1 / t2 - t1 * tt2 / t2^2)`.
+pub fn addc<O: Ops>(
+    o: &mut O,
+    (t1, t2): (&Tensor, &Tensor),
+    ts: &[T],
+    (value, div): (f64, bool),
+    out: &Tensor,
+) -> R<Arc<Tensor>> {
+    let first = match &ts[1] {
+        Some(a) => {
+            let op = if div { BinaryOp::Div } else { BinaryOp::Mul };
+            Some(o.bin(op, a, t2)?)
+        }
+        None => None,
+    };
+    let second = match &ts[2] {
+        Some(b) => {
+            let p = o.bin(BinaryOp::Mul, t1, b)?;
+            Some(match div {
+                false => p,
+                true => {
+                    let sq = o.bin(BinaryOp::Mul, t2, t2)?;
+                    let q = o.bin(BinaryOp::Div, &p, &sq)?;
+                    o.unary(UnaryOp::Neg, &q)?
+                }
+            })
+        }
+        None => None,
+    };
+    let products = match (first, second) {
+        (Some(a), Some(b)) => Some(o.bin(BinaryOp::Add, &a, &b)?),
+        (a, b) => a.or(b),
+    };
+    let scaled = match products {
+        Some(p) => Some(o.bin_s(BinaryOp::Mul, &p, value)?),
+        None => None,
+    };
+    total(o, vec![ts[0].clone(), scaled], out)
+}
+
+/// `lerp(start, end, w)`'s tangent: `ts + w * (te - ts)`, and `tw * (end -
+/// start)` for a tensor weight with a tangent.
+pub fn lerp<O: Ops>(
+    o: &mut O,
+    (start, end): (&Tensor, &Tensor),
+    weight: Result<f64, &Tensor>,
+    ts: &[T],
+    out: &Tensor,
+) -> R<Arc<Tensor>> {
+    let te_minus_ts = match (&ts[0], &ts[1]) {
+        (Some(a), Some(b)) => Some(o.bin(BinaryOp::Sub, b, a)?),
+        (None, Some(b)) => Some(Arc::clone(b)),
+        (Some(a), None) => Some(o.unary(UnaryOp::Neg, a)?),
+        (None, None) => None,
+    };
+    let step = match (te_minus_ts, weight) {
+        (Some(d), Ok(w)) => Some(o.bin_s(BinaryOp::Mul, &d, w)?),
+        (Some(d), Err(w)) => Some(o.bin(BinaryOp::Mul, w, &d)?),
+        (None, _) => None,
+    };
+    let by_weight = match ts.get(2).and_then(Option::as_ref) {
+        Some(tw) => {
+            let diff = o.bin(BinaryOp::Sub, end, start)?;
+            Some(o.bin(BinaryOp::Mul, tw, &diff)?)
+        }
+        None => None,
+    };
+    total(o, vec![ts[0].clone(), step, by_weight], out)
+}

@@ -10,7 +10,7 @@ pub use super::node::Reduction;
 use super::node::{Backward, Saved};
 use super::ops::bin;
 use super::record::attach_node;
-use super::Mode;
+use super::{forward_ad, jvp, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -50,14 +50,17 @@ pub fn mse_loss(
         y: Saved::new(y),
         reduction,
     };
-    Ok(attach_node(
-        rt,
-        mode,
-        out,
-        "MseLossBackward0",
-        backward,
-        &[x, y],
-    ))
+    let out = attach_node(rt, mode, out, "MseLossBackward0", backward, &[x, y]);
+    // Forward-mode AD: `2 * (x - y) * (tx - ty)`, reduced alike.
+    let reduce = match reduction {
+        Reduction::Mean => Some(ReduceOp::Mean),
+        Reduction::Sum => Some(ReduceOp::Sum),
+        Reduction::None => None,
+    };
+    forward_ad::carry(rt, Arc::clone(&out), &[x, y], true, |rt, ts| {
+        let mut o = super::record::Recording { rt, mode };
+        jvp::mse(&mut o, (x, y), (&ts[0], &ts[1]), reduce, &out)
+    })
 }
 
 /// `l1_loss(x, y)`: PyTorch composes it, `(x - y).abs()` then the
@@ -233,14 +236,12 @@ pub fn nll_loss(
         weighted: row_weights.is_some(),
         reduction,
     };
-    Ok(attach_node(
-        rt,
-        mode,
-        out,
-        "NllLossBackward0",
-        backward,
-        &[x],
-    ))
+    let out = attach_node(rt, mode, out, "NllLossBackward0", backward, &[x]);
+    // Forward-mode AD: linear in the input, so the same loss of its tangent.
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => nll_loss(rt, mode, t, target, ignore_index, reduction, class_weight),
+        None => super::ops::full_like(rt, &out, 0),
+    })
 }
 
 /// A cross entropy's settings (`CrossEntropyLoss`'s arguments).

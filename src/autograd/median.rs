@@ -39,7 +39,8 @@ pub fn median_all(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, nan: bool) -> R
             Arc::new(view::squeeze(&values, Some(0))?)
         }
     };
-    if !record::recording(mode, &[x]) || !values.dtype().is_float() {
+    let recorded = record::recording(mode, &[x]);
+    if !values.dtype().is_float() {
         return Ok(values);
     }
     let node = if nan {
@@ -47,7 +48,11 @@ pub fn median_all(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, nan: bool) -> R
     } else {
         "MedianBackward0"
     };
-    Ok(record::evenly_picked(rt, x, values, node))
+    let values = match recorded {
+        true => record::evenly_picked(rt, x, values, node),
+        false => values,
+    };
+    record::evenly_tangent(rt, mode, x, values)
 }
 
 /// `x.median(dim, keepdim)` / `x.nanmedian(dim, keepdim)`: (values, indices).
@@ -80,7 +85,8 @@ pub fn median_dim(
         }
     };
     let (values, indices) = (squeeze(values)?, squeeze(indices)?);
-    if !record::recording(mode, &[x]) || !values.dtype().is_float() {
+    let recorded = record::recording(mode, &[x]);
+    if !values.dtype().is_float() {
         return Ok((values, indices));
     }
     let node = if nan {
@@ -89,10 +95,12 @@ pub fn median_dim(
         "MedianBackward1"
     };
     let keep = keepdim || x.ndim() == 0;
-    Ok((
-        record::picked(rt, x, (values, &indices), d, keep, node),
-        indices,
-    ))
+    let values = match recorded {
+        true => record::picked(rt, x, (values, &indices), d, keep, node),
+        false => values,
+    };
+    let values = record::picked_tangent(rt, mode, x, values, (d, &indices), keep)?;
+    Ok((values, indices))
 }
 
 /// `a op s` of integers.

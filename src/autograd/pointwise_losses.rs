@@ -10,11 +10,14 @@
 
 use std::sync::Arc;
 
+use super::jvp::Ops;
 pub use super::node::PointwiseLoss;
 use super::node::{Backward, Reduction, Saved};
 use super::ops::{bin, bin_s, s_bin};
+use super::pointwise_grad::Arith;
 use super::record::attach_node;
-use super::Mode;
+use super::record::Recording;
+use super::{forward_ad, jvp, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::Operand;
@@ -86,14 +89,35 @@ pub fn pointwise_loss(
         pos_weight: weights.pos_weight.map(Saved::new),
         reduction,
     };
-    Ok(attach_node(
-        rt,
-        mode,
-        out,
-        kind.node_name(),
-        backward,
-        &[x, y],
-    ))
+    let out = attach_node(rt, mode, out, kind.node_name(), backward, &[x, y]);
+    // Forward-mode AD: each element's derivatives (the backward's, given
+    // ones) times the tangents, reduced as the loss is.
+    forward_ad::carry(rt, Arc::clone(&out), &[x, y], true, |rt, ts| {
+        let (xa, ya) = (Arc::new(x.alias()), Arc::new(y.alias()));
+        let ones = super::ops::full_like(rt, x, 1)?;
+        let [dx, dy] = self::backward(
+            rt,
+            mode,
+            (kind, Reduction::None),
+            (&xa, &ya),
+            weights,
+            (&ones, ts[1].is_some()),
+        )?;
+        let mut o = Recording { rt, mode };
+        let terms = [(dx, &ts[0]), (dy, &ts[1])];
+        let mut parts = Vec::new();
+        for (d, t) in terms {
+            if let (Some(d), Some(t)) = (d, t) {
+                parts.push(Some(o.bin(BinaryOp::Mul, &d, t)?));
+            }
+        }
+        let each = jvp::total(&mut o, parts, x)?;
+        match reduction {
+            Reduction::Mean => o.reduce(ReduceOp::Mean, &each, None, false),
+            Reduction::Sum => o.reduce(ReduceOp::Sum, &each, None, false),
+            Reduction::None => Ok(each),
+        }
+    })
 }
 
 /// PyTorch's checks before computing: the shapes (the cross entropies

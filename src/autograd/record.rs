@@ -741,6 +741,10 @@ pub fn reduce(
     }
     let dims: Option<Vec<i64>> = dim.map(|d| vec![d]);
     forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        // `max()`, `min()`: the tangent's mean where the primal is the result.
+        Some(t) if matches!(op, ReduceOp::Max | ReduceOp::Min) && dims.is_none() => {
+            jvp::evenly(&mut Recording { rt, mode }, x, t, &out)
+        }
         Some(t) => jvp::reduce(
             &mut Recording { rt, mode },
             op,
@@ -875,7 +879,7 @@ fn reduction(
 /// `x.max(dim)` / `x.min(dim)`: the values (`out`) remember which element
 /// each came from (`indices`).
 pub fn select_reduce(
-    rt: &Runtime,
+    rt: &mut Runtime,
     mode: Mode,
     x: &Tensor,
     (out, indices): (Arc<Tensor>, &Tensor),
@@ -883,7 +887,8 @@ pub fn select_reduce(
     keepdim: bool,
     max: bool,
 ) -> R<Arc<Tensor>> {
-    if !recording(mode, &[x]) || !out.dtype().is_float() {
+    let recorded = recording(mode, &[x]);
+    if !out.dtype().is_float() {
         return Ok(out);
     }
     let dim = match x.ndim() {
@@ -891,7 +896,43 @@ pub fn select_reduce(
         n => norm_dim(dim, n)?,
     };
     let name = if max { "MaxBackward0" } else { "MinBackward0" };
-    Ok(picked(rt, x, (out, indices), dim, keepdim, name))
+    let out = match recorded {
+        true => picked(rt, x, (out, indices), dim, keepdim, name),
+        false => out,
+    };
+    picked_tangent(rt, mode, x, out, (dim, indices), keepdim)
+}
+
+/// The result of an op that picked one element of `x` per result element
+/// along `dim` (`indices` name them), with its tangent: the same elements
+/// of `x`'s tangent. For the ops whose `recording` counted them.
+pub fn picked_tangent(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    (dim, indices): (usize, &Tensor),
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => jvp::gathered(&mut Recording { rt, mode }, t, (dim, indices), keepdim),
+        None => super::ops::full_like(rt, &out, 0),
+    })
+}
+
+/// The result of a reduction of every element of `x` to one equal to
+/// some of them (`median()`), with its tangent: the tangent's mean over
+/// those elements. For the ops whose `recording` counted them.
+pub fn evenly_tangent(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    out: Arc<Tensor>,
+) -> R<Arc<Tensor>> {
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => jvp::evenly(&mut Recording { rt, mode }, x, t, &out),
+        None => super::ops::full_like(rt, &out, 0),
+    })
 }
 
 /// A reduction along `dim` (in range) that picks one element of each
@@ -931,7 +972,7 @@ pub fn evenly_picked(
 
 /// `var`, `std` (`correction`) and `norm` (`p`) over `dims` (None: every element).
 pub fn along_reduce(
-    rt: &Runtime,
+    rt: &mut Runtime,
     mode: Mode,
     (op, p): (AlongOp, f64),
     x: &Tensor,
@@ -939,7 +980,8 @@ pub fn along_reduce(
     dims: Option<&[i64]>,
     keepdim: bool,
 ) -> R<Arc<Tensor>> {
-    if !recording(mode, &[x]) || !out.dtype().is_float() {
+    let recorded = recording(mode, &[x]);
+    if !out.dtype().is_float() {
         return Ok(out);
     }
     let dims = match dims {
@@ -948,6 +990,30 @@ pub fn along_reduce(
         }
         _ => None,
     };
+    let out = match recorded {
+        true => along_node(rt, (op, p), x, out, dims.clone(), keepdim)?,
+        false => out,
+    };
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => jvp::along(
+            &mut Recording { rt, mode },
+            (op, p),
+            (x, t),
+            (dims.as_deref(), keepdim),
+            &out,
+        ),
+        None => super::ops::full_like(rt, &out, 0),
+    })
+}
+
+fn along_node(
+    rt: &Runtime,
+    (op, p): (AlongOp, f64),
+    x: &Tensor,
+    out: Arc<Tensor>,
+    dims: Option<Vec<usize>>,
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
     let (name, backward) = match op {
         AlongOp::Var | AlongOp::Std => {
             let std = op == AlongOp::Std;
@@ -1173,20 +1239,27 @@ pub fn embedding(
     };
     let items = [Index::Tensor(Arc::clone(indices))];
     let out = rt.index(weight, &items)?;
-    if !recording(mode, &[weight]) || !out.dtype().is_float() {
+    let recorded = recording(mode, &[weight]);
+    if !out.dtype().is_float() {
         return Ok(out);
     }
-    let backward = Backward::Index {
-        items: items.to_vec(),
-        padding_idx,
+    let out = match recorded {
+        true => {
+            let backward = Backward::Index {
+                items: items.to_vec(),
+                padding_idx,
+            };
+            attach(rt, out, "EmbeddingBackward0", backward, &[(weight, false)])
+        }
+        false => out,
     };
-    Ok(attach(
-        rt,
-        out,
-        "EmbeddingBackward0",
-        backward,
-        &[(weight, false)],
-    ))
+    // Forward-mode AD: the same rows of the weight's tangent.
+    forward_ad::carry(rt, Arc::clone(&out), &[weight], true, |rt, ts| {
+        match &ts[0] {
+            Some(t) => embedding(rt, mode, t, indices, padding_idx),
+            None => super::ops::full_like(rt, &out, 0),
+        }
+    })
 }
 
 /// Embedding's `padding_idx` as a row of a table of `rows` (a negative one
@@ -1480,17 +1553,32 @@ pub fn cumprod(rt: &Runtime, mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64)
 
 /// `sort(x, dim)` (`topk`: `top`): the values remember where each came from.
 pub fn sorted(
-    rt: &Runtime,
+    rt: &mut Runtime,
     mode: Mode,
     x: &Tensor,
     (values, indices): (Arc<Tensor>, &Tensor),
     dim: i64,
     top: bool,
 ) -> R<Arc<Tensor>> {
-    if !recording(mode, &[x]) || !values.dtype().is_float() {
+    let recorded = recording(mode, &[x]);
+    if !values.dtype().is_float() {
         return Ok(values);
     }
     let dim = norm_dim(dim, x.ndim().max(1))?;
+    let values = match recorded {
+        true => sorted_node(rt, x, (values, indices), dim, top),
+        false => values,
+    };
+    picked_tangent(rt, mode, x, values, (dim, indices), true)
+}
+
+fn sorted_node(
+    rt: &Runtime,
+    x: &Tensor,
+    (values, indices): (Arc<Tensor>, &Tensor),
+    dim: usize,
+    top: bool,
+) -> Arc<Tensor> {
     let backward = Backward::Sorted {
         indices: Saved::new(indices),
         dim,
@@ -1500,5 +1588,5 @@ pub fn sorted(
     } else {
         "SortBackward0"
     };
-    Ok(attach(rt, values, name, backward, &[(x, false)]))
+    attach(rt, values, name, backward, &[(x, false)])
 }

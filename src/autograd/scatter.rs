@@ -14,9 +14,9 @@
 use std::sync::Arc;
 
 use super::node::Backward;
-use super::ops::{add_into_zeros, bin, positions};
+use super::ops::{add_into_zeros, bin, full_like, positions};
 use super::record::attach_node;
-use super::Mode;
+use super::{forward_ad, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -213,14 +213,12 @@ pub fn gather(
     let elements = flat(rt, x)?;
     let out = rt.index(&elements, &[Index::Tensor(Arc::clone(&off))])?;
     let backward = Backward::GatherAlong { offsets: off };
-    Ok(attach_node(
-        rt,
-        mode,
-        out,
-        "GatherBackward0",
-        backward,
-        &[x],
-    ))
+    let out = attach_node(rt, mode, out, "GatherBackward0", backward, &[x]);
+    // Forward-mode AD: linear, so the same gather of the tangent.
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => gather(rt, mode, t, dim, index),
+        None => full_like(rt, &out, 0),
+    })
 }
 
 /// `x.scatter(dim, index, src)` (`add`: `scatter_add`): a copy of x with
@@ -254,7 +252,28 @@ pub fn scatter(
         (Src::Value(_), false) => "ScatterBackward1",
     };
     let backward = Backward::ScatterAlong { offsets: off, add };
-    Ok(attach_node(rt, mode, out, name, backward, &inputs))
+    let out = attach_node(rt, mode, out, name, backward, &inputs);
+    // Forward-mode AD: linear in x and src together, so the same scatter
+    // of their tangents (zeros for one without); a number written is 0.
+    forward_ad::carry(rt, Arc::clone(&out), &inputs, true, |rt, ts| {
+        let tx = match &ts[0] {
+            Some(t) => Arc::clone(t),
+            None => full_like(rt, x, 0)?,
+        };
+        let zero = Tensor::scalar(0.0f64);
+        let ts_src;
+        let src = match &src {
+            Src::Tensor(s) => {
+                ts_src = match ts.get(1).and_then(Option::as_ref) {
+                    Some(t) => Arc::clone(t),
+                    None => full_like(rt, s, 0)?,
+                };
+                Src::Tensor(&ts_src)
+            }
+            Src::Value(_) => Src::Value(&zero),
+        };
+        scatter(rt, mode, &tx, (dim, index), src, add)
+    })
 }
 
 /// `x.index_select(dim, index)`: whole slices of x along `dim`, in the
@@ -296,6 +315,11 @@ pub fn index_select(
         padding_idx: None,
     };
     let out = attach_node(rt, mode, out, "IndexSelectBackward0", backward, &[&x]);
+    // Forward-mode AD: the same slices of the tangent.
+    let out = forward_ad::carry(rt, Arc::clone(&out), &[&x], true, |rt, ts| match &ts[0] {
+        Some(t) => index_select(rt, mode, t, dim, index),
+        None => full_like(rt, &out, 0),
+    })?;
     match scalar && out.numel() == 1 {
         true => super::views::reshape(rt, mode, &out, &[]),
         false => Ok(out),
@@ -344,20 +368,18 @@ pub fn masked_select(
         true => Arc::clone(mask),
         false => Arc::new(view::expand(mask, &dims)?),
     };
-    let items = vec![Index::Tensor(mask)];
+    let items = vec![Index::Tensor(Arc::clone(&mask))];
     let out = rt.index(&xs, &items)?;
     let backward = Backward::Index {
         items,
         padding_idx: None,
     };
-    Ok(attach_node(
-        rt,
-        mode,
-        out,
-        "MaskedSelectBackward0",
-        backward,
-        &[&xs],
-    ))
+    let out = attach_node(rt, mode, out, "MaskedSelectBackward0", backward, &[&xs]);
+    // Forward-mode AD: the tangent's elements where the mask holds.
+    forward_ad::carry(rt, Arc::clone(&out), &[&xs], true, |rt, ts| match &ts[0] {
+        Some(t) => masked_select(rt, mode, t, &mask),
+        None => full_like(rt, &out, 0),
+    })
 }
 
 /// `GatherBackward0`: g added into zeros of x's shape at the offsets.

@@ -13,6 +13,7 @@ use crate::runtime::op::factory::Fill;
 use crate::runtime::{DType, Device, Tensor};
 
 /// An evaluated argument.
+#[derive(Clone)]
 pub struct ArgVal {
     pub keyword: Option<Name>,
     pub value: Value,

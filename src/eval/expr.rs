@@ -1270,6 +1270,10 @@ impl Interp {
                 },
                 None => None,
             };
+            if let Some(op) = native.as_deref().and_then(super::forward_ad::linear_op) {
+                let r = self.call_linear(op, receiver, callee, vals, span, d);
+                return super::forward_ad::check_carried(native.as_deref().unwrap_or(""), r, span);
+            }
             let r = self.call_dispatch(receiver, callee, vals, span, d);
             return match native {
                 Some(name) => super::forward_ad::check_carried(&name, r, span),
@@ -1277,6 +1281,51 @@ impl Interp {
             };
         }
         self.call_dispatch(receiver, callee, vals, span, d)
+    }
+
+    /// A call of a [`super::forward_ad::Linear`] op on dual tensors: the
+    /// op, then its result's tangent, the same op of the arguments'
+    /// tangents (PyTorch's `auto_linear`), computed with tangents off.
+    fn call_linear(
+        &mut self,
+        op: &super::forward_ad::Linear,
+        receiver: Option<(Value, &crate::lang::ast::Name)>,
+        callee: &Expr,
+        vals: Vec<ArgVal>,
+        span: Span,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
+        let tangent_receiver = receiver.clone();
+        let out = self.call_dispatch(receiver, callee, vals.clone(), span, d)?;
+        let Value::Tensor(out) = out else {
+            return Ok(out);
+        };
+        use crate::autograd::forward_ad;
+        if !out.dtype().is_float() || forward_ad::tangent(&out).is_some() {
+            return Ok(Value::Tensor(out));
+        }
+        // The op's own record counted it as computing no tangent: this is
+        // where it gets one.
+        forward_ad::take_unhandled();
+        let shift = matches!(tangent_receiver, Some((Value::Tensor(_), _))) as usize;
+        let receiver = match tangent_receiver {
+            Some((Value::Tensor(t), name)) if op.receiver_is_input() => {
+                let t = self.tangent_or_zeros(&t).map_err(|e| e.at(span))?;
+                Some((Value::Tensor(t), name))
+            }
+            other => other,
+        };
+        let args = self
+            .tangent_args(op, &vals, shift)
+            .map_err(|e| e.at(span))?;
+        let tangent =
+            forward_ad::suspended(|| self.call_dispatch(receiver, callee, args, span, d))?;
+        match tangent {
+            Value::Tensor(t) if t.shape() == out.shape() => {
+                Ok(Value::Tensor(forward_ad::give(out, t)))
+            }
+            _ => Ok(Value::Tensor(out)),
+        }
     }
 
     /// A call with its receiver and arguments evaluated.

@@ -74,7 +74,124 @@ pub(super) fn check_carried(
     }
 }
 
+/// An op linear in some of its arguments, whose forward formula is
+/// PyTorch's `auto_linear`: the same op of those arguments' tangents
+/// (zeros for one without), the other arguments as given, but the numbers
+/// it writes (`pad`'s `value`), which become 0. Arguments are named by
+/// their place in the function's form (`torch.flip(input, dims)`: the
+/// receiver of `x.flip(dims)` is place 0) and their keyword.
+pub(super) struct Linear {
+    name: &'static str,
+    inputs: &'static [(usize, &'static str)],
+    zeroed: &'static [(usize, &'static str)],
+}
+
+const fn linear(
+    name: &'static str,
+    inputs: &'static [(usize, &'static str)],
+    zeroed: &'static [(usize, &'static str)],
+) -> Linear {
+    Linear {
+        name,
+        inputs,
+        zeroed,
+    }
+}
+
+const INPUT: &[(usize, &str)] = &[(0, "input")];
+
+/// The ops of the evaluator computed as [`Linear`] (the record layer's ops
+/// carry their own tangents).
+const LINEAR: &[Linear] = &[
+    linear("flip", INPUT, &[]),
+    linear("fliplr", INPUT, &[]),
+    linear("flipud", INPUT, &[]),
+    linear("roll", INPUT, &[]),
+    linear("rot90", INPUT, &[]),
+    linear("tril", INPUT, &[]),
+    linear("triu", INPUT, &[]),
+    linear("diag", INPUT, &[]),
+    linear("diag_embed", INPUT, &[]),
+    linear("trace", INPUT, &[]),
+    linear("pad", INPUT, &[(3, "value")]),
+    linear("interpolate", INPUT, &[]),
+    linear("upsample", INPUT, &[]),
+    linear("pixel_shuffle", INPUT, &[]),
+    linear("pixel_unshuffle", INPUT, &[]),
+    linear("repeat_interleave", INPUT, &[]),
+    linear("tile", INPUT, &[]),
+    linear("index_copy", &[(0, "input"), (3, "source")], &[]),
+    linear("index_fill", INPUT, &[(3, "value")]),
+    linear("masked_scatter", &[(0, "input"), (2, "source")], &[]),
+    linear("diff", &[(0, "input"), (3, "prepend"), (4, "append")], &[]),
+];
+
+impl Linear {
+    /// Whether place 0 (a method's receiver) is one of its inputs.
+    pub(super) fn receiver_is_input(&self) -> bool {
+        self.inputs.iter().any(|&(k, _)| k == 0)
+    }
+}
+
+/// The [`Linear`] op named `name` (`torch.flip`, a tensor's `flip`).
+pub(super) fn linear_op(name: &str) -> Option<&'static Linear> {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    LINEAR.iter().find(|l| l.name == last)
+}
+
 impl Interp {
+    /// The arguments of a [`Linear`] op for its tangent: each input a
+    /// tensor's tangent (zeros without one), each number it writes 0.
+    /// `shift`: 1 when the receiver is place 0.
+    pub(super) fn tangent_args(
+        &mut self,
+        op: &Linear,
+        args: &[ArgVal],
+        shift: usize,
+    ) -> Result<Vec<ArgVal>, Error> {
+        let mut out = Vec::with_capacity(args.len());
+        let mut place = shift;
+        for a in args {
+            let at = |table: &[(usize, &str)]| {
+                table.iter().any(|&(k, key)| match &a.keyword {
+                    Some(n) => n.name == key,
+                    None => k == place,
+                })
+            };
+            let mut a2 = a.clone();
+            if at(op.inputs) {
+                if let Value::Tensor(t) = &a.value {
+                    a2.value = Value::Tensor(self.tangent_or_zeros(t)?);
+                }
+            }
+            if at(op.zeroed) {
+                a2.value = match &a.value {
+                    Value::Int(_) => Value::Int(0),
+                    Value::Float(_) => Value::float(0.0),
+                    Value::Tensor(t) if t.numel() == 1 => Value::float(0.0),
+                    other => other.clone(),
+                };
+            }
+            if a.keyword.is_none() {
+                place += 1;
+            }
+            out.push(a2);
+        }
+        Ok(out)
+    }
+
+    /// `t`'s tangent, or zeros like it (a float tensor without one).
+    pub(super) fn tangent_or_zeros(
+        &mut self,
+        t: &std::sync::Arc<crate::runtime::Tensor>,
+    ) -> Result<std::sync::Arc<crate::runtime::Tensor>, Error> {
+        match forward_ad::tangent(t) {
+            Some(tan) => Ok(tan),
+            None if t.dtype().is_float() => crate::autograd::ops::full_like(&mut self.rt, t, 0),
+            None => Ok(std::sync::Arc::clone(t)),
+        }
+    }
+
     pub(super) fn call_forward_ad(
         &mut self,
         name: &str,

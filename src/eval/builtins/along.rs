@@ -173,9 +173,15 @@ impl Interp {
                 if name == "argsort" {
                     return Ok(Value::Tensor(i));
                 }
-                let v =
-                    crate::autograd::record::sorted(&self.rt, self.grad, t, (v, &i), dim, false)
-                        .map_err(at)?;
+                let v = crate::autograd::record::sorted(
+                    &mut self.rt,
+                    self.grad,
+                    t,
+                    (v, &i),
+                    dim,
+                    false,
+                )
+                .map_err(at)?;
                 Ok(Value::values_indices("sort", v, i))
             }
             "topk" => {
@@ -187,8 +193,9 @@ impl Interp {
                 // Always in order: `sorted=false` leaves the order open, and sorted is one.
                 b.bool("sorted", true)?;
                 let (v, i) = self.rt.topk(t, k, dim, largest).map_err(at)?;
-                let v = crate::autograd::record::sorted(&self.rt, self.grad, t, (v, &i), dim, true)
-                    .map_err(at)?;
+                let v =
+                    crate::autograd::record::sorted(&mut self.rt, self.grad, t, (v, &i), dim, true)
+                        .map_err(at)?;
                 Ok(Value::values_indices("topk", v, i))
             }
             "nonzero" | "argwhere" => {
@@ -257,7 +264,7 @@ impl Interp {
         }
         .map_err(at)?;
         let out = crate::autograd::record::along_reduce(
-            &self.rt,
+            &mut self.rt,
             self.grad,
             (op, p),
             t,

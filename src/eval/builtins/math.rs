@@ -423,7 +423,7 @@ impl Interp {
             let indices = self.rt.reduce(arg, &ints, Some(dim), keepdim).map_err(at)?;
             let max = op == ReduceOp::Max;
             let values = record::select_reduce(
-                &self.rt,
+                &mut self.rt,
                 self.grad,
                 &t,
                 (values, &indices),

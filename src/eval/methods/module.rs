@@ -170,6 +170,16 @@ impl Interp {
         }
         let type_name = module.type_name.clone();
         drop(module);
+        // `getattr(model, "train")`, `f = model.eval`: the method bound to
+        // the module, as Python's (cudash's own language says to call it).
+        if let Some(d) = super::super::docs::member("module", name) {
+            if self.python_program() {
+                return Ok(Value::BuiltinMethod(std::sync::Arc::new((
+                    v.clone(),
+                    d.name,
+                ))));
+            }
+        }
         if super::super::docs::member("module", name).is_some() {
             return Err(Error::value_help(
                 format!("`.{name}` is a method"),
