@@ -200,8 +200,8 @@ fn check(lines: &[String]) {
 /// scatter, pooling, the normalizations, the losses, the statistics
 /// (var, std, norms, amax, logsumexp), the linear ops the evaluator
 /// computes as PyTorch's `auto_linear` (flip, pad, interpolate, ...),
-/// and lerp/addcmul/baddbmm; each tangent's length, and ten of its
-/// elements evenly spaced.
+/// prod and cumprod (with zeros), and lerp/addcmul/baddbmm; each
+/// tangent's length, and ten of its elements evenly spaced.
 const MORE: &str = r#"import torch
 import torch.nn.functional as F
 import torch.autograd.forward_ad as fwAD
@@ -224,6 +224,7 @@ cases = [
     ("losses", lambda d: torch.stack([F.mse_loss(d, x.flip(0)), F.cross_entropy(d[:, :, 0, 0], target), F.nll_loss(F.log_softmax(d[:, :, 1, 1], 1), target, reduction="sum"), F.binary_cross_entropy(d.sigmoid(), probs), F.binary_cross_entropy_with_logits(d, probs), F.smooth_l1_loss(d, x * 0.5, beta=0.4), F.huber_loss(d, x.flip(3), delta=0.3)])),
     ("statistics", lambda d: torch.cat([d.var((0, 2)).flatten(), d.std(1, keepdim=True).flatten(), d.norm(dim=3).flatten(), d.norm(p=1, dim=(1, 2)).flatten(), torch.linalg.vector_norm(d, ord=3, dim=0).flatten(), d.amax(2).flatten(), d.logsumexp((1, 3)).flatten(), d.var().reshape(1)])),
     ("linear ops", lambda d: torch.cat([d.flip(1).flatten(), d.roll(1, 2).flatten(), d.tril(1).flatten(), F.pad(d, (1, 2), value=3.0).flatten(), F.interpolate(d, scale_factor=2).flatten(), F.interpolate(d, size=(5, 3), mode="bilinear").flatten(), d[0, 0].diag().flatten(), d[1, 2].trace().reshape(1), F.embedding(torch.tensor([[3, 0], [1, 1]]), d[0, 0]).flatten()])),
+    ("products", lambda d: torch.cat([(d * (x.abs() > 0.3)).prod(1).flatten(), (d * (x.abs() > 0.5)).cumprod(3).flatten(), d[0, 0].prod().reshape(1), d[1].cumprod(0).flatten()])),
     ("blends", lambda d: torch.cat([torch.lerp(d, x.flip(2), 0.3).flatten(), torch.lerp(x, d * 2, 0.8).flatten(), torch.addcmul(d, d, x, value=0.5).flatten(), torch.addcdiv(x, d, x.abs() + 1, value=-2.0).flatten(), torch.baddbmm(d[0], d[1], x[0, :, :, :], beta=0.5, alpha=2.0).flatten()])),
 ]
 for name, f in cases:
@@ -232,6 +233,7 @@ for name, f in cases:
         step = max(1, t.numel() // 10)
         print(name, t.numel(), t[::step].tolist())
 "#;
+
 /// PyTorch 2.15's answers for `MORE` (printed with repr, exact).
 const MORE_EXPECTED: &[(&str, usize, &[f64])] = &[
     (
@@ -348,6 +350,23 @@ const MORE_EXPECTED: &[(&str, usize, &[f64])] = &[
         ],
     ),
     (
+        "products",
+        177,
+        &[
+            0.0,
+            0.7139085573846708,
+            0.0,
+            0.0,
+            -0.9995149223555243,
+            1.7799784213757217,
+            -0.0,
+            0.0,
+            -0.5339599119152096,
+            0.06684676467977506,
+            -2.9471161999039603,
+        ],
+    ),
+    (
         "blends",
         432,
         &[
@@ -439,7 +458,7 @@ class Twice(torch.autograd.Function):
         return g * 2
 with fwAD.dual_level():
     d = fwAD.make_dual(torch.ones(3), torch.ones(3))
-    for f in [lambda: torch.cumprod(d, 0), lambda: d.prod(), lambda: d.prod(0)]:
+    for f in [lambda: torch.cdist(d.view(1, 3), d.view(1, 3)), lambda: torch.nn.functional.glu(torch.cat([d, d])), lambda: torch.var_mean(d)]:
         try:
             f()
         except RuntimeError as e:

@@ -220,8 +220,8 @@ pub fn unsupported_op(op: Option<&str>) -> Error {
             "Trying to use forward AD with {op} that does not support it: cudash has no \
              forward formula for it yet"
         ),
-        "most ops have tangents (docs/python-programs.md lists them; not yet `prod`, \
-         `cumprod`, attention's fused kernels); compute this one outside \
+        "most ops have tangents (docs/python-programs.md lists them; not yet `cdist`, \
+         `glu`, attention's fused kernels); compute this one outside \
          `fwAD.dual_level()`, or use `torch.func.jvp`",
     )
 }

@@ -682,3 +682,46 @@ pub fn lerp<O: Ops>(
     };
     total(o, vec![ts[0].clone(), step, by_weight], out)
 }
+
+/// `prod`'s tangent over `dim` (every element when None): `sum(d * t)`
+/// with `d` the product's derivative as PyTorch's `prod_backward` gives
+/// it: `result / x`, but at a line's only zero the product of the others,
+/// and 0 along a line with two zeros or more.
+pub fn prod<O: Ops>(
+    o: &mut O,
+    (x, t): (&Tensor, &Tensor),
+    out: &Tensor,
+    (dim, keepdim): (Option<i64>, bool),
+) -> R<Arc<Tensor>> {
+    if x.ndim() == 0 {
+        return o.copy_like(&Arc::new(t.alias()), out);
+    }
+    let dims: Vec<i64> = match dim {
+        Some(d) => vec![d],
+        None => (0..x.ndim() as i64).collect(),
+    };
+    let kept = |o: &mut O, v: &Arc<Tensor>| match dim {
+        Some(d) => o.reduce(ReduceOp::Prod, v, Some(&[d]), true),
+        None => {
+            let all = o.reduce(ReduceOp::Prod, v, None, false)?;
+            let ones = vec![1usize; x.ndim()];
+            Ok(Arc::new(all.view(ones, vec![1; x.ndim()], all.offset())))
+        }
+    };
+    let zero = o.bin_s(BinaryOp::Eq, x, 0.0)?;
+    let xa = Arc::new(x.alias());
+    let ones = super::ops::full_like(o.rt(), x, 1)?;
+    let nonzero = o.pick(&zero, &ones, &xa)?;
+    let others = kept(o, &nonzero)?;
+    let zero_f = o.masked(&zero, &ones)?;
+    let zeros = o.reduce(ReduceOp::Sum, &zero_f, Some(&dims), true)?;
+    let one_zero = o.bin_s(BinaryOp::Eq, &zeros, 1.0)?;
+    let at_zero = o.masked(&one_zero, &others)?;
+    // The product itself where a line has no zero (0 elsewhere), over x.
+    let no_zero = o.bin_s(BinaryOp::Eq, &zeros, 0.0)?;
+    let result = o.masked(&no_zero, &others)?;
+    let away = o.bin(BinaryOp::Div, &result, x)?;
+    let d = o.pick(&zero, &at_zero, &away)?;
+    let dt = o.bin(BinaryOp::Mul, &d, t)?;
+    o.reduce(ReduceOp::Sum, &dt, Some(&dims), keepdim && dim.is_some())
+}

@@ -303,6 +303,8 @@ impl jvp::Ops for Recording<'_> {
     ) -> R<Arc<Tensor>> {
         match dims {
             None => reduce(self.rt, self.mode, op, t, None, false),
+            // One dim: the op's own node (`prod` reduces one dim at a time).
+            Some(&[d]) => reduce(self.rt, self.mode, op, t, Some(d), keepdim),
             Some(dims) => reduce_dims(self.rt, self.mode, op, t, dims, keepdim),
         }
     }
@@ -744,6 +746,9 @@ pub fn reduce(
         // `max()`, `min()`: the tangent's mean where the primal is the result.
         Some(t) if matches!(op, ReduceOp::Max | ReduceOp::Min) && dims.is_none() => {
             jvp::evenly(&mut Recording { rt, mode }, x, t, &out)
+        }
+        Some(t) if op == ReduceOp::Prod => {
+            jvp::prod(&mut Recording { rt, mode }, (x, t), &out, (dim, keepdim))
         }
         Some(t) => jvp::reduce(
             &mut Recording { rt, mode },
@@ -1538,17 +1543,84 @@ fn softmax_node(
 }
 
 /// `cumprod(x, dim)`.
-pub fn cumprod(rt: &Runtime, mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64) -> R<Arc<Tensor>> {
-    if !recording(mode, &[x]) || !out.dtype().is_float() {
+pub fn cumprod(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    dim: i64,
+) -> R<Arc<Tensor>> {
+    let recorded = recording(mode, &[x]);
+    if !out.dtype().is_float() {
         return Ok(out);
     }
-    let dim = norm_dim(dim, x.ndim().max(1))?;
-    let backward = Backward::Cumprod {
-        x: Saved::new(x),
-        out: Saved::output(&out),
-        dim,
+    let d = norm_dim(dim, x.ndim().max(1))?;
+    let out = match recorded {
+        true => {
+            let backward = Backward::Cumprod {
+                x: Saved::new(x),
+                out: Saved::output(&out),
+                dim: d,
+            };
+            attach(rt, out, "CumprodBackward0", backward, &[(x, false)])
+        }
+        false => out,
     };
-    Ok(attach(rt, out, "CumprodBackward0", backward, &[(x, false)]))
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => cumprod_tangent(rt, mode, (x, t), &out, dim),
+        None => super::ops::full_like(rt, &out, 0),
+    })
+}
+
+/// `cumprod`'s tangent along `dim`: before a line's first zero, `result *
+/// cumsum(t / x)`; from it on, the zero's tangent times the cumulative
+/// product of the line with that zero taken as 1 (0 after a second zero),
+/// the only term left of the product rule.
+fn cumprod_tangent(
+    rt: &mut Runtime,
+    mode: Mode,
+    (x, t): (&Tensor, &Arc<Tensor>),
+    out: &Tensor,
+    dim: i64,
+) -> R<Arc<Tensor>> {
+    use super::ops::{bin_s, full_like};
+    if x.ndim() == 0 {
+        let c = rt.copy(t)?;
+        return copied(rt, mode, t, c, "CloneBackward0");
+    }
+    // Plain ops on the primal (no history needed), recorded ops on t.
+    let zero = bin_s(rt, BinaryOp::Eq, x, 0.0)?;
+    let zero_f = rt.cast(&zero, x.dtype())?;
+    let seen = rt.along(AlongOp::Cumsum, 0.0, &zero_f, Some(dim), false)?;
+    let before = bin_s(rt, BinaryOp::Eq, &seen, 0.0)?;
+    let once = bin_s(rt, BinaryOp::Eq, &seen, 1.0)?;
+    let first = super::ops::bin(rt, BinaryOp::LogicalAnd, &zero, &once)?;
+    let ones = full_like(rt, x, 1)?;
+    let pick = |rt: &mut Runtime, c: &Tensor, a: &Tensor, b: &Tensor| {
+        rt.ternary(
+            TernaryOp::Where,
+            Operand::strong(c),
+            Operand::strong(a),
+            Operand::strong(b),
+        )
+    };
+    let x1 = pick(rt, &first, &ones, x)?;
+    let c = rt.along(AlongOp::Cumprod, 0.0, &x1, Some(dim), false)?;
+    let mut o = Recording { rt, mode };
+    // Before the first zero: result * cumsum(t / x) (x is x1 there).
+    let ratio = o.bin(BinaryOp::Div, t, &x1)?;
+    let ratio = o.masked(&before, &ratio)?;
+    let sums = o.rt.along(AlongOp::Cumsum, 0.0, &ratio, Some(dim), false)?;
+    let sums = cumsum(o.rt, mode, &ratio, sums, dim)?;
+    let early = o.bin(BinaryOp::Mul, &sums, out)?;
+    let early = o.masked(&before, &early)?;
+    // From the first zero on: its tangent (spread along the line by a
+    // cumulative sum of the tangent kept there only), times c.
+    let tz = o.masked(&first, t)?;
+    let spread = o.rt.along(AlongOp::Cumsum, 0.0, &tz, Some(dim), false)?;
+    let spread = cumsum(o.rt, mode, &tz, spread, dim)?;
+    let late = o.bin(BinaryOp::Mul, &spread, &c)?;
+    o.bin(BinaryOp::Add, &early, &late)
 }
 
 /// `sort(x, dim)` (`topk`: `top`): the values remember where each came from.

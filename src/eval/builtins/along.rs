@@ -64,7 +64,7 @@ impl Interp {
                         .map_err(at)?;
                 }
                 if op == AlongOp::Cumprod {
-                    r = crate::autograd::record::cumprod(&self.rt, self.grad, &t, r, dim)
+                    r = crate::autograd::record::cumprod(&mut self.rt, self.grad, &t, r, dim)
                         .map_err(at)?;
                 }
                 // `cumsum(x, 0, dtype=i32)` is i32: integer scans are i64 otherwise.
