@@ -200,8 +200,9 @@ fn check(lines: &[String]) {
 /// scatter, pooling, the normalizations, the losses, the statistics
 /// (var, std, norms, amax, logsumexp), the linear ops the evaluator
 /// computes as PyTorch's `auto_linear` (flip, pad, interpolate, ...),
-/// prod and cumprod (with zeros), and lerp/addcmul/baddbmm; each
-/// tangent's length, and ten of its elements evenly spaced.
+/// prod and cumprod (with zeros), glu, prelu, var_mean, and
+/// lerp/addcmul/baddbmm; each tangent's length, and ten of its elements
+/// evenly spaced.
 const MORE: &str = r#"import torch
 import torch.nn.functional as F
 import torch.autograd.forward_ad as fwAD
@@ -225,6 +226,7 @@ cases = [
     ("statistics", lambda d: torch.cat([d.var((0, 2)).flatten(), d.std(1, keepdim=True).flatten(), d.norm(dim=3).flatten(), d.norm(p=1, dim=(1, 2)).flatten(), torch.linalg.vector_norm(d, ord=3, dim=0).flatten(), d.amax(2).flatten(), d.logsumexp((1, 3)).flatten(), d.var().reshape(1)])),
     ("linear ops", lambda d: torch.cat([d.flip(1).flatten(), d.roll(1, 2).flatten(), d.tril(1).flatten(), F.pad(d, (1, 2), value=3.0).flatten(), F.interpolate(d, scale_factor=2).flatten(), F.interpolate(d, size=(5, 3), mode="bilinear").flatten(), d[0, 0].diag().flatten(), d[1, 2].trace().reshape(1), F.embedding(torch.tensor([[3, 0], [1, 1]]), d[0, 0]).flatten()])),
     ("products", lambda d: torch.cat([(d * (x.abs() > 0.3)).prod(1).flatten(), (d * (x.abs() > 0.5)).cumprod(3).flatten(), d[0, 0].prod().reshape(1), d[1].cumprod(0).flatten()])),
+    ("two halves and pairs", lambda d: torch.cat([F.glu(d, 1 if False else 2).flatten(), F.prelu(d, fwAD.make_dual(w, tw)).flatten(), F.prelu(x, fwAD.make_dual(torch.tensor([0.2], dtype=torch.float64), torch.tensor([1.5], dtype=torch.float64))).flatten(), torch.cat(torch.var_mean(d, (0, 3), correction=0)).flatten(), torch.cat(torch.std_mean(d, 1, keepdim=True)).flatten()])),
     ("blends", lambda d: torch.cat([torch.lerp(d, x.flip(2), 0.3).flatten(), torch.lerp(x, d * 2, 0.8).flatten(), torch.addcmul(d, d, x, value=0.5).flatten(), torch.addcdiv(x, d, x.abs() + 1, value=-2.0).flatten(), torch.baddbmm(d[0], d[1], x[0, :, :, :], beta=0.5, alpha=2.0).flatten()])),
 ]
 for name, f in cases:
@@ -367,6 +369,23 @@ const MORE_EXPECTED: &[(&str, usize, &[f64])] = &[
         ],
     ),
     (
+        "two halves and pairs",
+        328,
+        &[
+            0.5893290826608146,
+            -0.00813488855298261,
+            0.7059988100729067,
+            -0.7109736159191886,
+            1.1803443425145426,
+            -1.065760679964128,
+            -2.65926434172672,
+            -2.910317201121556,
+            -0.37052571196942496,
+            0.9711948833636501,
+            -0.2956502289781336,
+        ],
+    ),
+    (
         "blends",
         432,
         &[
@@ -458,7 +477,7 @@ class Twice(torch.autograd.Function):
         return g * 2
 with fwAD.dual_level():
     d = fwAD.make_dual(torch.ones(3), torch.ones(3))
-    for f in [lambda: torch.cdist(d.view(1, 3), d.view(1, 3)), lambda: torch.nn.functional.glu(torch.cat([d, d])), lambda: torch.var_mean(d)]:
+    for f in [lambda: torch.cdist(d.view(1, 3), d.view(1, 3)), lambda: torch.nn.functional.bilinear(d.view(1, 3), d.view(1, 3), torch.ones(2, 3, 3)), lambda: torch.nn.functional.embedding_bag(torch.tensor([0, 1]), d.view(3, 1), torch.tensor([0]))]:
         try:
             f()
         except RuntimeError as e:

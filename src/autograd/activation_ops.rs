@@ -11,10 +11,13 @@ use std::sync::Arc;
 
 pub use super::activation::Activation;
 use super::create_graph as cg;
+use super::jvp::Ops;
 use super::node::{Backward, Saved};
 use super::ops::{bin, bin_s, pick};
+use super::pointwise_grad::Arith;
 use super::record::attach_node;
-use super::Mode;
+use super::record::Recording;
+use super::{forward_ad, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -379,7 +382,21 @@ pub fn glu(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, dim: i64) -> R<Arc<Ten
         x: Saved::new(x),
         dim: d,
     };
-    Ok(attach_node(rt, mode, out, "GluBackward0", backward, &[x]))
+    let out = attach_node(rt, mode, out, "GluBackward0", backward, &[x]);
+    // Forward-mode AD: `ta * sig(b) + a * sig(b) * (1 - sig(b)) * tb`.
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => {
+            let (ta, tb) = halves(t, d)?;
+            let one_minus = crate::autograd::ops::s_bin(rt, BinaryOp::Sub, 1.0, &s)?;
+            let slope = bin(rt, BinaryOp::Mul, &one_minus, &s)?;
+            let slope = bin(rt, BinaryOp::Mul, &slope, &a)?;
+            let mut o = Recording { rt, mode };
+            let first = o.bin(BinaryOp::Mul, &ta, &s)?;
+            let second = o.bin(BinaryOp::Mul, &slope, &tb)?;
+            o.bin(BinaryOp::Add, &first, &second)
+        }
+        None => super::ops::full_like(rt, &out, 0),
+    })
 }
 
 /// x's two halves along `d`, views (PyTorch's refusal of an odd size).
@@ -444,14 +461,25 @@ pub fn prelu(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, w: &Arc<Tensor>) -> 
         x: Saved::new(x),
         w: Saved::new(&wv),
     };
-    Ok(attach_node(
-        rt,
-        mode,
-        out,
-        "PreluKernelBackward0",
-        backward,
-        &[x, &wv],
-    ))
+    let out = attach_node(rt, mode, out, "PreluKernelBackward0", backward, &[x, &wv]);
+    // Forward-mode AD: `tx` above 0, `w * tx + tw * x` elsewhere.
+    forward_ad::carry(rt, Arc::clone(&out), &[x, &wv], true, |rt, ts| {
+        let mut o = Recording { rt, mode };
+        let below = match &ts[0] {
+            Some(tx) => Some(o.bin(BinaryOp::Mul, &wv, tx)?),
+            None => None,
+        };
+        let by_weight = match &ts[1] {
+            Some(tw) => Some(o.bin(BinaryOp::Mul, tw, x)?),
+            None => None,
+        };
+        let below = super::jvp::total(&mut o, vec![below, by_weight], &out)?;
+        let above = match &ts[0] {
+            Some(tx) => Arc::clone(tx),
+            None => o.zeros_like(&out)?,
+        };
+        o.pick(&on, &above, &below)
+    })
 }
 
 /// `PreluKernelBackward0`: x's gradient `g` above 0, `w * g` elsewhere;

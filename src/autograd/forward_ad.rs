@@ -221,7 +221,7 @@ pub fn unsupported_op(op: Option<&str>) -> Error {
              forward formula for it yet"
         ),
         "most ops have tangents (docs/python-programs.md lists them; not yet `cdist`, \
-         `glu`, attention's fused kernels); compute this one outside \
+         `bilinear`, attention's fused kernels); compute this one outside \
          `fwAD.dual_level()`, or use `torch.func.jvp`",
     )
 }

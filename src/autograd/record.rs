@@ -1050,7 +1050,7 @@ fn along_node(
 /// node (`VarMeanBackward0`, `StdMeanBackward0`), over `dims` (None:
 /// every element).
 pub fn var_mean(
-    rt: &Runtime,
+    rt: &mut Runtime,
     mode: Mode,
     x: &Tensor,
     (var, mean): (Arc<Tensor>, Arc<Tensor>),
@@ -1071,7 +1071,7 @@ pub fn var_mean(
     let var_node = Backward::Var {
         x: Saved::new(x),
         std: std.then(|| Saved::output(&var)),
-        dims,
+        dims: dims.clone(),
         correction,
         keepdim,
     };
@@ -1084,12 +1084,48 @@ pub fn var_mean(
     } else {
         "VarMeanBackward0"
     };
-    if !recording(mode, &[x]) || !x.dtype().is_float() {
+    let recorded = recording(mode, &[x]);
+    if !x.dtype().is_float() {
         return Ok((var, mean));
     }
-    let mut outs = attach_parts(rt, mode, x, vec![var, mean], (name, backward));
-    let mean = outs.pop().expect("two outputs");
-    let var = outs.pop().expect("two outputs");
+    let (var, mean) = match recorded {
+        true => {
+            let mut outs = attach_parts(rt, mode, x, vec![var, mean], (name, backward));
+            let mean = outs.pop().expect("two outputs");
+            (outs.pop().expect("two outputs"), mean)
+        }
+        false => (var, mean),
+    };
+    // Forward-mode AD: var's (std's) tangent as `var`'s, the mean's the
+    // tangent's mean. (Each counts back one of the marks the op made:
+    // one, or two when the node was recorded.)
+    let op = if std { AlongOp::Std } else { AlongOp::Var };
+    let var = forward_ad::carry(rt, Arc::clone(&var), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => jvp::along(
+            &mut Recording { rt, mode },
+            (op, correction),
+            (x, t),
+            (dims.as_deref(), keepdim),
+            &var,
+        ),
+        None => super::ops::full_like(rt, &var, 0),
+    })?;
+    let mean = forward_ad::carry(rt, Arc::clone(&mean), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => {
+            let all: Vec<i64> = match &dims {
+                Some(d) => d.iter().map(|&d| d as i64).collect(),
+                None => (0..x.ndim() as i64).collect(),
+            };
+            let keep = keepdim && x.ndim() > 0;
+            let t = Arc::clone(t);
+            let mut o = Recording { rt, mode };
+            match x.ndim() {
+                0 => jvp::Ops::copy_like(&mut o, &t, &mean),
+                _ => jvp::Ops::reduce(&mut o, ReduceOp::Mean, &t, Some(&all), keep),
+            }
+        }
+        None => super::ops::full_like(rt, &mean, 0),
+    })?;
     Ok((var, mean))
 }
 

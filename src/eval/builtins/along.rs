@@ -108,7 +108,7 @@ impl Interp {
                     ),
                 };
                 let (var, mean) = crate::autograd::record::var_mean(
-                    &self.rt,
+                    &mut self.rt,
                     self.grad,
                     t,
                     (var.map_err(at)?, mean.map_err(at)?),
