@@ -179,20 +179,26 @@ fn check(lines: &[String]) {
     for (line, (name, expected)) in lines.iter().zip(EXPECTED) {
         let (got_name, rest) = line.split_once(" [").expect("a name, then a list");
         assert_eq!(got_name, *name);
-        let got: Vec<f64> = rest
-            .trim_end_matches(']')
-            .split(", ")
-            .map(|x| x.parse().unwrap())
-            .collect();
-        assert_eq!(got.len(), expected.len(), "{name}: {got:?}");
         // A few ulps: the formulas are PyTorch's, the order of a sum or
         // the last bit of `exp` not always.
-        for (g, e) in got.iter().zip(*expected) {
-            assert!(
-                (g - e).abs() <= 1e-14 * e.abs().max(1.0),
-                "{name}: {got:?} vs {expected:?}"
-            );
-        }
+        assert_close(name, rest, expected, 1e-14);
+    }
+}
+
+/// The numbers of a printed list (its `[` taken off already), each within
+/// `tol` of `expected`'s, relative (absolute below 1).
+fn assert_close(name: &str, list: &str, expected: &[f64], tol: f64) {
+    let got: Vec<f64> = list
+        .trim_end_matches(']')
+        .split(", ")
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert_eq!(got.len(), expected.len(), "{name}: {got:?}");
+    for (g, e) in got.iter().zip(expected) {
+        assert!(
+            (g - e).abs() <= tol * e.abs().max(1.0),
+            "{name}: {got:?} vs {expected:?}"
+        );
     }
 }
 
@@ -413,18 +419,7 @@ fn check_more(lines: &[String]) {
             .split_once(" [")
             .expect("a name, a length, then a list");
         assert_eq!(head, format!("{name} {n}"));
-        let got: Vec<f64> = rest
-            .trim_end_matches(']')
-            .split(", ")
-            .map(|x| x.parse().unwrap())
-            .collect();
-        assert_eq!(got.len(), expected.len(), "{name}: {got:?}");
-        for (g, e) in got.iter().zip(*expected) {
-            assert!(
-                (g - e).abs() <= 1e-12 * e.abs().max(1.0),
-                "{name}: {got:?} vs {expected:?}"
-            );
-        }
+        assert_close(name, rest, expected, 1e-12);
     }
 }
 

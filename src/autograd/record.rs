@@ -999,12 +999,25 @@ pub fn along_reduce(
         true => along_node(rt, (op, p), x, out, dims.clone(), keepdim)?,
         false => out,
     };
+    along_tangent(rt, mode, (op, p), x, out, (dims.as_deref(), keepdim))
+}
+
+/// `out`, var, std or a norm of `x` over `dims`, with its tangent
+/// (`jvp::along`), for an op whose `recording` counted it.
+fn along_tangent(
+    rt: &mut Runtime,
+    mode: Mode,
+    (op, p): (AlongOp, f64),
+    x: &Tensor,
+    out: Arc<Tensor>,
+    (dims, keepdim): (Option<&[usize]>, bool),
+) -> R<Arc<Tensor>> {
     forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
         Some(t) => jvp::along(
             &mut Recording { rt, mode },
             (op, p),
             (x, t),
-            (dims.as_deref(), keepdim),
+            (dims, keepdim),
             &out,
         ),
         None => super::ops::full_like(rt, &out, 0),
@@ -1100,16 +1113,14 @@ pub fn var_mean(
     // tangent's mean. (Each counts back one of the marks the op made:
     // one, or two when the node was recorded.)
     let op = if std { AlongOp::Std } else { AlongOp::Var };
-    let var = forward_ad::carry(rt, Arc::clone(&var), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => jvp::along(
-            &mut Recording { rt, mode },
-            (op, correction),
-            (x, t),
-            (dims.as_deref(), keepdim),
-            &var,
-        ),
-        None => super::ops::full_like(rt, &var, 0),
-    })?;
+    let var = along_tangent(
+        rt,
+        mode,
+        (op, correction),
+        x,
+        var,
+        (dims.as_deref(), keepdim),
+    )?;
     let mean = forward_ad::carry(rt, Arc::clone(&mean), &[x], true, |rt, ts| match &ts[0] {
         Some(t) => {
             let all: Vec<i64> = match &dims {

@@ -336,6 +336,27 @@ fn saved_device(me: &Interp, location: &str) -> Result<Device, Error> {
     })
 }
 
+/// The pickle (protocol 2) of the first argument, Python's values only.
+fn pickled_first(
+    me: &mut Interp,
+    positional: &[&crate::eval::args::ArgVal],
+    name: &str,
+    span: Span,
+) -> Result<Vec<u8>, Diagnostic> {
+    let obj = positional
+        .first()
+        .ok_or_else(|| Error::value(format!("{name}() needs what to dump")).at(span))?;
+    let p = to_pickled(me, &obj.value, obj.span)?;
+    if holds_tensor(&p) {
+        return Err(Error::value_help(
+            "cudash pickles Python's values, not tensors",
+            "save tensors with `torch.save(obj, f)`, which PyTorch's torch.load reads",
+        )
+        .at(obj.span));
+    }
+    Ok(crate::runtime::io::pickle_bytes(&p))
+}
+
 /// Python's `pickle.dump(obj, f)` and `pickle.load(f)` of a file opened
 /// in binary mode (nanoGPT's `meta.pkl` of its vocabulary): dicts, lists,
 /// tuples, strings, numbers, bools and None, in pickle's protocol 2 (which
@@ -386,18 +407,8 @@ pub(crate) fn call_pickle(
     match name {
         // `pickle.dumps(obj)`: the bytes `dump` would write.
         "pickle.dumps" => {
-            let obj = positional
-                .first()
-                .ok_or_else(|| Error::value("pickle.dumps() needs what to dump").at(span))?;
-            let p = to_pickled(me, &obj.value, obj.span)?;
-            if holds_tensor(&p) {
-                return Err(Error::value_help(
-                    "cudash pickles Python's values, not tensors",
-                    "save tensors with `torch.save(obj, f)`, which PyTorch's torch.load reads",
-                )
-                .at(obj.span));
-            }
-            Ok(Value::Bytes(Arc::new(crate::runtime::io::pickle_bytes(&p))))
+            let bytes = pickled_first(me, &positional, "pickle.dumps", span)?;
+            Ok(Value::Bytes(Arc::new(bytes)))
         }
         // `pickle.loads(data)`: what `load` reads of those bytes.
         "pickle.loads" => {
@@ -427,18 +438,7 @@ pub(crate) fn call_pickle(
             from_pickled(me, p, None, span)
         }
         "pickle.dump" => {
-            let obj = positional
-                .first()
-                .ok_or_else(|| Error::value("pickle.dump() needs what to dump").at(span))?;
-            let p = to_pickled(me, &obj.value, obj.span)?;
-            if holds_tensor(&p) {
-                return Err(Error::value_help(
-                    "cudash pickles Python's values, not tensors",
-                    "save tensors with `torch.save(obj, f)`, which PyTorch's torch.load reads",
-                )
-                .at(obj.span));
-            }
-            let mut bytes = crate::runtime::io::pickle_bytes(&p);
+            let mut bytes = pickled_first(me, &positional, "pickle.dump", span)?;
             // A file-like object of the program's (`io.BytesIO()`): its `write`.
             if let Some(f) = object(1) {
                 return super::files::write_to_object(me, &f.value, bytes, f.span)
