@@ -516,8 +516,8 @@ fn lex_laid(src: &str, dialect: Dialect) -> Result<(Vec<Spanned<Token>>, bool), 
 /// means them as Python does. `def` stays the keyword it always is.
 ///
 /// A dtype word (`i8`, `u8`, `f32`) the program binds (`i8 = ...`, `for u8
-/// in ...`, `... as f16`) is a name throughout it, as in Python, where only
-/// `torch.int8` means the dtype.
+/// in ...`, `... as f16`, `def f16(...)`, `class f32`) is a name throughout
+/// it, as in Python, where only `torch.int8` means the dtype.
 fn python_names(tokens: &mut [Spanned<Token>], src: &str, literals: bool) {
     let bound: Vec<crate::runtime::DType> = tokens
         .iter()
@@ -527,7 +527,10 @@ fn python_names(tokens: &mut [Spanned<Token>], src: &str, literals: bool) {
             let before = k.checked_sub(1).map(|b| &tokens[b].0);
             let after = tokens.get(k + 1).map(|a| &a.0);
             let binds = matches!(after, Some(Token::P(Punct::Assign)))
-                || matches!(before, Some(Token::Kw(Kw::For | Kw::As)));
+                || matches!(
+                    before,
+                    Some(Token::Kw(Kw::For | Kw::As | Kw::Fn | Kw::Class))
+                );
             binds.then_some(*d)
         })
         .collect();

@@ -76,6 +76,11 @@ for u8 in range(2):
     i8 += u8
 f32 = torch.tensor([i8], dtype=torch.int8, device=device)
 print(i8, f32.dtype, f32.is_signed(), f32.sum(axis=0, keepdims=True).tolist())
+def f16(x):
+    return x * 2
+class bf16:
+    pass
+print(f16(3), bf16.__name__)
 
 # numbers past an integer dtype's range: bounds that bound nothing,
 # negative integers wrapping into uint8, and PyTorch's overflow errors
