@@ -487,6 +487,18 @@ with fwAD.dual_level():
     except NotImplementedError as e:
         print(e)
     print(fwAD.unpack_dual(d * 3).tangent, d.argmax())
+    # Forward-over-reverse: `grad` through tensors with tangents is
+    # refused (PyTorch's gradients would carry tangents); `.backward()`
+    # fills `.grad` without one, as PyTorch's does.
+    x0 = torch.ones(3, requires_grad=True)
+    dx = fwAD.make_dual(x0, torch.ones(3))
+    try:
+        torch.autograd.grad((dx * dx).sum(), x0)
+    except RuntimeError as e:
+        print(str(e)[:40])
+    w = torch.ones(3, requires_grad=True)
+    (w * d).sum().backward()
+    print(w.grad, fwAD.unpack_dual(w.grad).tangent)
 try:
     fwAD.exit_dual_level()
 except RuntimeError as e:
@@ -504,6 +516,8 @@ except RuntimeError as e:
             "You must implement the jvp function for custom autograd.Function to use it with \
              forward mode AD.",
             "tensor([3., 3., 3.]) tensor(0)",
+            "cudash computes no forward-mode tangents",
+            "tensor([1., 1., 1.]) None",
             "Trying to exit a forward AD level that was not the last one that was created. This \
              is not supported.",
         ]

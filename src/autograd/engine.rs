@@ -637,6 +637,20 @@ impl Walk {
         };
         // Its post-hooks see the gradients it ran on.
         let grad_outputs = (!node.post_hooks.is_empty()).then(|| grads.clone());
+        // `grad` inside a dual level through tensors with tangents: PyTorch's
+        // gradients would carry tangents, which this backward computes none of.
+        if self.found.is_some() && super::forward_ad::level().is_some() {
+            let dual_grad = grads
+                .iter()
+                .flatten()
+                .any(|g| super::forward_ad::tangent(g).is_some());
+            let dual_saved = node
+                .with_saved(|b| Ok(b.saved().iter().any(|s| s.has_tangent())))
+                .unwrap_or(false);
+            if dual_grad || dual_saved {
+                return Err(super::forward_ad::over_reverse(node.name));
+            }
+        }
         let rt = h.runtime();
         // Its kernels are named after it on the timeline and in `profile`.
         rt.begin_op(node.name);

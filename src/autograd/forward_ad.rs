@@ -226,6 +226,21 @@ pub fn unsupported_op(op: Option<&str>) -> Error {
     )
 }
 
+/// The refusal of `torch.autograd.grad` through a node (`node`) whose
+/// saved tensors or incoming gradients carry tangents: PyTorch's
+/// gradients would carry tangents then (forward-over-reverse), and
+/// cudash's backward computes none.
+pub fn over_reverse(node: &str) -> Error {
+    error(
+        format!(
+            "cudash computes no forward-mode tangents through a backward yet (forward-over-reverse): \
+             {node} reads tensors with tangents, so PyTorch's gradients here would carry tangents"
+        ),
+        "compute the gradient outside `fwAD.dual_level()`, or take the Hessian-vector product \
+         with `torch.func.jvp(torch.func.grad(f), (x,), (v,))`",
+    )
+}
+
 /// [`unsupported_op`] of an op the formulas name no further.
 pub fn unsupported() -> Error {
     unsupported_op(None)

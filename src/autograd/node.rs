@@ -265,6 +265,24 @@ impl Saved {
     pub fn is_output(&self) -> bool {
         matches!(self.origin, Origin::Output(_))
     }
+
+    /// Whether the tensor saved carries a forward-mode tangent in the open
+    /// dual level (read from its record, or from the output while it lives).
+    pub fn has_tangent(&self) -> bool {
+        match &self.origin {
+            Origin::Input(record) => record
+                .as_ref()
+                .and_then(std::sync::Weak::upgrade)
+                .and_then(|r| {
+                    r.downcast_ref::<super::meta::Meta>()
+                        .and_then(super::meta::Meta::tangent)
+                })
+                .is_some(),
+            Origin::Output(out) => out
+                .upgrade()
+                .is_some_and(|t| super::forward_ad::tangent(&t).is_some()),
+        }
+    }
 }
 
 /// How a loss reduces its per-element values (PyTorch's `reduction=`).
