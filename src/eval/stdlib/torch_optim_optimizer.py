@@ -2,8 +2,11 @@
 (and of LBFGS), as PyTorch's: `param_groups` (a list of dicts, each with
 its `params` and every default the group did not set), `state` (a
 defaultdict of dicts keyed by parameter), `zero_grad`, `add_param_group`,
-`state_dict` / `load_state_dict` (parameters by their position), and its
-printed form."""
+`state_dict` / `load_state_dict` (parameters by their position), its
+printed form, and its step hooks: a subclass's `step` is wrapped once, at
+the first optimizer of its class, as PyTorch's `_patch_step_function`
+does, so `register_step_pre_hook` / `register_step_post_hook` run around
+it and the profiler shows `Optimizer.step#<class>.step`."""
 
 import torch
 from collections import defaultdict
@@ -19,9 +22,62 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
+class RemovableHandle:
+    """What `register_step_pre_hook` gives: `remove()` takes the hook off."""
+
+    _next_id = [0]
+
+    def __init__(self, hooks):
+        self.hooks_dict_ref = hooks
+        self.id = RemovableHandle._next_id[0]
+        RemovableHandle._next_id[0] += 1
+
+    def remove(self):
+        if self.id in self.hooks_dict_ref:
+            del self.hooks_dict_ref[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+        return False
+
+
+# The classes whose `step` is wrapped (PyTorch marks the function
+# `hooked`; cudash's functions take no attributes).
+_patched = []
+
+
+def _profile_hook_step(func):
+    # `args` holds the optimizer itself first, as PyTorch's hooks see it.
+    def wrapper(*args, **kwargs):
+        self = args[0]
+        name = f"Optimizer.step#{self.__class__.__name__}.step"
+        with torch.autograd.profiler.record_function(name):
+            for pre_hook in list(self._optimizer_step_pre_hooks.values()):
+                result = pre_hook(self, args, kwargs)
+                if result is not None:
+                    if isinstance(result, tuple) and len(result) == 2:
+                        args, kwargs = result
+                    else:
+                        raise RuntimeError(
+                            f"{func} must return None or a tuple of (new_args, new_kwargs), but got {result}."
+                        )
+            out = func(*args, **kwargs)
+            for post_hook in list(self._optimizer_step_post_hooks.values()):
+                post_hook(self, args, kwargs)
+            return out
+
+    return wrapper
+
+
 class Optimizer:
     def __init__(self, params, defaults):
         self.defaults = defaults
+        self._optimizer_step_pre_hooks = {}
+        self._optimizer_step_post_hooks = {}
+        self._patch_step_function()
         if isinstance(params, torch.Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or dicts, but got torch.FloatTensor"
@@ -109,6 +165,22 @@ class Optimizer:
 
     def step(self, closure=None):
         raise NotImplementedError
+
+    def _patch_step_function(self):
+        cls = self.__class__
+        if cls not in _patched:
+            _patched.append(cls)
+            cls.step = _profile_hook_step(cls.step)
+
+    def register_step_pre_hook(self, hook):
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook):
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
 
     def state_dict(self):
         index = {}
