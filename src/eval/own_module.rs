@@ -155,17 +155,25 @@ impl Interp {
         args: Vec<Value>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        let args = args
+            .into_iter()
+            .map(|value| super::args::ArgVal::positional(value, span))
+            .collect();
+        self.call_stdlib_args(module, function, args, span)
+    }
+
+    /// [`Interp::call_stdlib`] with arguments as a call writes them
+    /// (keywords among them).
+    pub(crate) fn call_stdlib_args(
+        &mut self,
+        module: &str,
+        function: &str,
+        args: Vec<super::args::ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
         let path = super::stdlib::path_of(module).expect("a module of stdlib/");
         let own = self.import_own(module, path, span)?;
         let f = self.own_module_attr(&own, function, span)?;
-        let args = args
-            .into_iter()
-            .map(|value| super::args::ArgVal {
-                keyword: None,
-                value,
-                span,
-            })
-            .collect();
         self.call_value(f, args, span)
     }
 

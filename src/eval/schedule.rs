@@ -35,10 +35,12 @@ fn optimizer_arg(b: &Bound) -> Result<Arc<Mutex<Optimizer>>, Diagnostic> {
         {
             Err(Error::value_help(
                 format!(
-                    "cudash's learning-rate schedulers drive its built-in optimizers, not {}",
+                    "this scheduler of cudash's drives its built-in optimizers, not {}",
                     o.class.name
                 ),
-                "set the rate yourself each epoch: `for g in opt.param_groups: g[\"lr\"] = ...`",
+                "StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LambdaLR, \
+                 MultiplicativeLR, LinearLR and ConstantLR drive an optimizer of yours; else set \
+                 the rate yourself each epoch: `for g in opt.param_groups: g[\"lr\"] = ...`",
             )
             .at(*span))
         }
@@ -52,9 +54,61 @@ fn optimizer_arg(b: &Bound) -> Result<Arc<Mutex<Optimizer>>, Diagnostic> {
     }
 }
 
+/// The schedulers `stdlib/torch_optim_lr_program.py` writes for an
+/// optimizer of the program's, and the arguments they take.
+const FOR_PROGRAM_OPTIMIZERS: &[&str] = &[
+    "StepLR",
+    "MultiStepLR",
+    "ExponentialLR",
+    "CosineAnnealingLR",
+    "LambdaLR",
+    "MultiplicativeLR",
+    "LinearLR",
+    "ConstantLR",
+];
+const SCHEDULER_ARGS: &[&str] = &[
+    "optimizer",
+    "step_size",
+    "milestones",
+    "gamma",
+    "T_max",
+    "eta_min",
+    "lr_lambda",
+    "start_factor",
+    "end_factor",
+    "total_iters",
+    "factor",
+];
+
+/// A scheduler of `name` for a program's optimizer (a torch.optim.Optimizer
+/// subclass): the Python one, which sets its groups' `"lr"` as PyTorch's.
+fn for_program_optimizer(me: &mut Interp, name: &'static str, b: &Bound) -> Option<Out> {
+    let Some((Value::Object(o), _)) = b.get("optimizer") else {
+        return None;
+    };
+    let program = o.class.is_optimizer_base() || o.class.mro.iter().any(|c| c.is_optimizer_base());
+    if !program || !FOR_PROGRAM_OPTIMIZERS.contains(&name) {
+        return None;
+    }
+    let args = SCHEDULER_ARGS
+        .iter()
+        .filter_map(|key| {
+            b.given(key).map(|(v, span)| ArgVal {
+                keyword: Some(crate::lang::ast::Name::new((*key).into(), *span)),
+                value: v.clone(),
+                span: *span,
+            })
+        })
+        .collect();
+    Some(me.call_stdlib_args("torch.optim._lr_program", name, args, b.span))
+}
+
 /// `StepLR`, `MultiStepLR`, `ExponentialLR`, `CosineAnnealingLR`,
 /// `LambdaLR`: made, each takes its first step (epoch 0) at once.
 pub(super) fn scheduler(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
+    if let Some(made) = for_program_optimizer(me, name, b) {
+        return made;
+    }
     let optimizer = optimizer_arg(b)?;
     let gamma = b.float("gamma")?;
     let mut lambda = None;

@@ -208,6 +208,10 @@ const MODULES: &[(&str, &str)] = &[
     ),
     ("csv", include_str!("csv.py")),
     ("io._memory", include_str!("io_memory.py")),
+    (
+        "torch.optim._lr_program",
+        include_str!("torch_optim_lr_program.py"),
+    ),
     ("base64", include_str!("base64.py")),
     ("pandas", include_str!("pandas.py")),
     ("tqdm", include_str!("tqdm.py")),
