@@ -11,7 +11,7 @@
 mod common;
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config as RunnerConfig, RngAlgorithm, TestRng, TestRunner};
+use proptest::test_runner::{Config as RunnerConfig, TestRunner};
 
 /// Ops from a [2, 3, 4] f64 tensor `v` to one of the same shape.
 const STEPS: &[&str] = &[
@@ -106,31 +106,14 @@ fn program(chains: &[(Vec<&'static str>, &'static str)]) -> String {
     p
 }
 
-fn cases(default: u32) -> u32 {
-    std::env::var("CUDASH_PROGRAMS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(default)
-}
-
-fn rng() -> TestRng {
-    let seed: u64 = std::env::var("CUDASH_PROGRAMS_SEED")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(11);
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
-}
-
 #[test]
 fn random_chains_tangents_agree_with_finite_differences() {
     let config = RunnerConfig {
-        cases: cases(6),
+        cases: common::program_cases(6),
         failure_persistence: None,
         ..RunnerConfig::default()
     };
-    let mut runner = TestRunner::new_with_rng(config, rng());
+    let mut runner = TestRunner::new_with_rng(config, common::program_rng(11));
     let outcome = runner.run(&prop::collection::vec(chain(), 16), |chains| {
         let src = program(&chains);
         let lines = common::script_lines_on(0, "chains", &src);

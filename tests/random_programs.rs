@@ -18,7 +18,7 @@ use cudash::lesson::outputs::mask_for_check;
 use cudash::runtime::backend::BackendChoice;
 use cudash::session::{Config, Session};
 use proptest::prelude::*;
-use proptest::test_runner::{Config as RunnerConfig, RngAlgorithm, TestRng, TestRunner};
+use proptest::test_runner::{Config as RunnerConfig, TestRunner};
 
 /// Tensor variables; streams `s0`, `s1`; events `e0`, `e1`; list `parts`.
 const VARS: [&str; 5] = ["t0", "t1", "t2", "t3", "t4"];
@@ -402,32 +402,13 @@ fn keep_for_replay(program: &[String]) {
     let _ = std::fs::write(path, program.join("\n") + "\n");
 }
 
-fn cases(default: u32) -> u32 {
-    std::env::var("CUDASH_PROGRAMS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(default)
-}
-
-/// The same programs on every run (CI stays reproducible), unless
-/// `CUDASH_PROGRAMS_SEED` picks others.
-fn rng() -> TestRng {
-    let seed: u64 = std::env::var("CUDASH_PROGRAMS_SEED")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(47);
-    let mut bytes = [0u8; 32];
-    bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
-}
-
 fn run(cases: u32, test: impl Fn(Vec<String>) -> Result<(), TestCaseError>) {
     let config = RunnerConfig {
         cases,
         failure_persistence: None,
         ..RunnerConfig::default()
     };
-    let mut runner = TestRunner::new_with_rng(config, rng());
+    let mut runner = TestRunner::new_with_rng(config, common::program_rng(47));
     if let Err(e) = runner.run(&program(), test) {
         panic!("{e}");
     }
@@ -435,7 +416,7 @@ fn run(cases: u32, test: impl Fn(Vec<String>) -> Result<(), TestCaseError>) {
 
 #[test]
 fn sim_and_emu_give_the_same_transcript_and_never_panic() {
-    run(cases(1000), |p| {
+    run(common::program_cases(1000), |p| {
         let sim = transcript(BackendChoice::Sim, &p);
         let again = transcript(BackendChoice::Sim, &p);
         prop_assert!(
@@ -460,7 +441,7 @@ fn sim_and_emu_give_the_same_transcript_and_never_panic() {
 /// variable on the host and freeing it warns about nothing.
 #[test]
 fn after_sync_all_nothing_warns_about_earlier_work() {
-    run(cases(1000), |p| {
+    run(common::program_cases(1000), |p| {
         let mut s = session(BackendChoice::Sim);
         for stmt in &p {
             s.execute(stmt);

@@ -171,3 +171,25 @@ pub fn assert_prints_its_out_file(program: &std::path::Path) {
     }
     assert_eq!(out.lines().count(), want.lines().count(), "{out}");
 }
+
+/// How many random programs a property test runs: `CUDASH_PROGRAMS`, or
+/// `default` (what fits in CI).
+pub fn program_cases(default: u32) -> u32 {
+    std::env::var("CUDASH_PROGRAMS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The same random programs on every run (CI stays reproducible), unless
+/// `CUDASH_PROGRAMS_SEED` picks others; `seed` by default.
+pub fn program_rng(seed: u64) -> proptest::test_runner::TestRng {
+    use proptest::test_runner::{RngAlgorithm, TestRng};
+    let seed: u64 = std::env::var("CUDASH_PROGRAMS_SEED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(seed);
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
+}
