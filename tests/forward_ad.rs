@@ -206,7 +206,8 @@ fn assert_close(name: &str, list: &str, expected: &[f64], tol: f64) {
 /// scatter, pooling, the normalizations, the losses, the statistics
 /// (var, std, norms, amax, logsumexp), the linear ops the evaluator
 /// computes as PyTorch's `auto_linear` (flip, pad, interpolate, ...),
-/// prod and cumprod (with zeros), glu, prelu, var_mean, and
+/// prod and cumprod (with zeros), glu, prelu, var_mean, the activations
+/// with settings and the modules that pad, upsample and shuffle, and
 /// lerp/addcmul/baddbmm; each tangent's length, and ten of its elements
 /// evenly spaced.
 const MORE: &str = r#"import torch
@@ -233,6 +234,7 @@ cases = [
     ("linear ops", lambda d: torch.cat([d.flip(1).flatten(), d.roll(1, 2).flatten(), d.tril(1).flatten(), F.pad(d, (1, 2), value=3.0).flatten(), F.interpolate(d, scale_factor=2).flatten(), F.interpolate(d, size=(5, 3), mode="bilinear").flatten(), d[0, 0].diag().flatten(), d[1, 2].trace().reshape(1), F.embedding(torch.tensor([[3, 0], [1, 1]]), d[0, 0]).flatten()])),
     ("products", lambda d: torch.cat([(d * (x.abs() > 0.3)).prod(1).flatten(), (d * (x.abs() > 0.5)).cumprod(3).flatten(), d[0, 0].prod().reshape(1), d[1].cumprod(0).flatten()])),
     ("two halves and pairs", lambda d: torch.cat([F.glu(d, 1 if False else 2).flatten(), F.prelu(d, fwAD.make_dual(w, tw)).flatten(), F.prelu(x, fwAD.make_dual(torch.tensor([0.2], dtype=torch.float64), torch.tensor([1.5], dtype=torch.float64))).flatten(), torch.cat(torch.var_mean(d, (0, 3), correction=0)).flatten(), torch.cat(torch.std_mean(d, 1, keepdim=True)).flatten()])),
+    ("activations and module forms", lambda d: torch.cat([F.elu(d).flatten(), F.selu(d).flatten(), F.leaky_relu(d, 0.2).flatten(), F.hardswish(d).flatten(), F.softplus(d, beta=2.0).flatten(), F.logsigmoid(d).flatten(), F.hardtanh(d, -0.5, 0.5).flatten(), torch.nn.Upsample(scale_factor=2)(d).flatten(), torch.nn.ZeroPad2d(1)(d).flatten(), torch.nn.ConstantPad2d(1, 3.0)(d).flatten(), torch.nn.ReflectionPad2d(1)(d).flatten(), torch.nn.PixelShuffle(2)(d[:, :1].repeat(1, 4, 1, 1)).flatten(), torch.nn.ELU(alpha=0.5)(d).flatten()])),
     ("blends", lambda d: torch.cat([torch.lerp(d, x.flip(2), 0.3).flatten(), torch.lerp(x, d * 2, 0.8).flatten(), torch.addcmul(d, d, x, value=0.5).flatten(), torch.addcdiv(x, d, x.abs() + 1, value=-2.0).flatten(), torch.baddbmm(d[0], d[1], x[0, :, :, :], beta=0.5, alpha=2.0).flatten()])),
 ]
 for name, f in cases:
@@ -389,6 +391,23 @@ const MORE_EXPECTED: &[(&str, usize, &[f64])] = &[
             -0.37052571196942496,
             0.9711948833636501,
             -0.2956502289781336,
+        ],
+    ),
+    (
+        "activations and module forms",
+        1928,
+        &[
+            1.0,
+            0.2,
+            0.5,
+            1.0,
+            -0.4819098543316285,
+            0.9980601600227396,
+            0.0,
+            0.0,
+            0.9704688648082586,
+            -0.7638152020777741,
+            -0.9629866151249363,
         ],
     ),
     (

@@ -207,7 +207,19 @@ pub fn activation(
         x: Saved::new(x),
         result: false,
     };
-    Ok(attach_node(rt, mode, out, kind.node_name(), backward, &[x]))
+    let out = attach_node(rt, mode, out, kind.node_name(), backward, &[x]);
+    // Forward-mode AD: elementwise, so the tangent is the derivative at x
+    // times it, what the backward formula gives for a gradient `t`.
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => {
+            let t = self::backward(rt, mode, &kind, t, (x, false))?;
+            match t.dtype() == out.dtype() {
+                true => Ok(t),
+                false => cg::cast(rt, mode, &t, out.dtype()),
+            }
+        }
+        None => super::ops::full_like(rt, &out, 0),
+    })
 }
 
 /// `kind(x)` written into x (`F.elu(x, inplace=True)`, `nn.ReLU6(inplace=True)`):

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::node::Backward;
 use super::record::attach_node;
-use super::Mode;
+use super::{forward_ad, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::factory::{Fill, NewTensor};
@@ -91,6 +91,23 @@ pub fn pad(
     pads: &[i64],
     value: Fill,
 ) -> R<Arc<Tensor>> {
+    let out = pad_node(rt, mode, x, pads, value)?;
+    // Forward-mode AD: the tangent padded with zeros (what is written in
+    // has none).
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => pad_node(rt, mode, t, pads, Fill::Int(0)),
+        None => super::ops::full_like(rt, &out, 0),
+    })
+}
+
+/// [`pad`] recorded, without its tangent.
+fn pad_node(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    pads: &[i64],
+    value: Fill,
+) -> R<Arc<Tensor>> {
     let out = constant_pad(rt, x, pads, value)?;
     let backward = Backward::ConstantPad {
         pads: pads.to_vec(),
@@ -117,6 +134,22 @@ pub fn pad_backward(rt: &mut Runtime, mode: Mode, g: &Arc<Tensor>, pads: &[i64])
 /// the edge) or the edge itself; recorded as `ReflectionPad2DBackward0` /
 /// `ReplicationPad1DBackward0`... (by how many dims are padded).
 pub fn pad_by_edges(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    pads: &[i64],
+    reflect: bool,
+) -> R<Arc<Tensor>> {
+    let out = pad_by_edges_node(rt, mode, x, pads, reflect)?;
+    // Forward-mode AD: linear, so the same op of the tangent.
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => pad_by_edges_node(rt, mode, t, pads, reflect),
+        None => super::ops::full_like(rt, &out, 0),
+    })
+}
+
+/// [`pad_by_edges`] recorded, without its tangent.
+fn pad_by_edges_node(
     rt: &mut Runtime,
     mode: Mode,
     x: &Arc<Tensor>,

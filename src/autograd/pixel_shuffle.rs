@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::node::Backward;
 use super::record::attach_node;
-use super::Mode;
+use super::{forward_ad, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::view;
@@ -94,6 +94,22 @@ pub fn shuffled(rt: &mut Runtime, x: &Arc<Tensor>, r: usize, inverse: bool) -> R
 
 /// `pixel_shuffle(x, r)` (`inverse`: `pixel_unshuffle`), recorded.
 pub fn pixel_shuffle(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    r: usize,
+    inverse: bool,
+) -> R<Arc<Tensor>> {
+    let out = pixel_shuffle_node(rt, mode, x, r, inverse)?;
+    // Forward-mode AD: linear, so the same op of the tangent.
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => pixel_shuffle_node(rt, mode, t, r, inverse),
+        None => super::ops::full_like(rt, &out, 0),
+    })
+}
+
+/// [`pixel_shuffle`] recorded, without its tangent.
+fn pixel_shuffle_node(
     rt: &mut Runtime,
     mode: Mode,
     x: &Arc<Tensor>,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use super::node::{Backward, Tap};
 use super::ops::bin;
 use super::record::attach_node;
-use super::Mode;
+use super::{forward_ad, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::BinaryOp;
@@ -314,6 +314,23 @@ pub fn upsample_backward(
 /// passes it (unless `recompute_scale_factor`), so the places follow
 /// `1 / scale`, not the sizes' ratio.
 pub fn interpolate(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    sizes: (Option<&[usize]>, Option<&[f64]>),
+    how: Interpolation,
+    recompute_scale_factor: bool,
+) -> R<Arc<Tensor>> {
+    let out = interpolate_node(rt, mode, x, sizes, how, recompute_scale_factor)?;
+    // Forward-mode AD: linear, so the same op of the tangent.
+    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => interpolate_node(rt, mode, t, sizes, how, recompute_scale_factor),
+        None => super::ops::full_like(rt, &out, 0),
+    })
+}
+
+/// [`interpolate`] recorded, without its tangent.
+fn interpolate_node(
     rt: &mut Runtime,
     mode: Mode,
     x: &Arc<Tensor>,
