@@ -500,6 +500,19 @@ fn needed(nodes: &[Arc<Node>], targets: &Set<usize>) -> Set<usize> {
         .collect()
 }
 
+/// Whether a saved tensor carries a forward-mode tangent in the open dual
+/// level (read from its record, or from the output while it lives).
+fn saved_has_tangent(s: &super::node::Saved) -> bool {
+    let input = s.input_record().and_then(|r| {
+        r.downcast_ref::<super::meta::Meta>()
+            .and_then(super::meta::Meta::tangent)
+    });
+    let output = s
+        .output_tensor()
+        .and_then(|t| super::forward_ad::tangent(&t));
+    input.is_some() || output.is_some()
+}
+
 fn leaf_key(cell: &Arc<GradCell>) -> usize {
     Arc::as_ptr(cell) as usize
 }
@@ -645,7 +658,7 @@ impl Walk {
                 .flatten()
                 .any(|g| super::forward_ad::tangent(g).is_some());
             let dual_saved = node
-                .with_saved(|b| Ok(b.saved().iter().any(|s| s.has_tangent())))
+                .with_saved(|b| Ok(b.saved().iter().any(|s| saved_has_tangent(s))))
                 .unwrap_or(false);
             if dual_grad || dual_saved {
                 return Err(super::forward_ad::over_reverse(node.name));

@@ -266,21 +266,11 @@ impl Saved {
         matches!(self.origin, Origin::Output(_))
     }
 
-    /// Whether the tensor saved carries a forward-mode tangent in the open
-    /// dual level (read from its record, or from the output while it lives).
-    pub fn has_tangent(&self) -> bool {
+    /// The node's own output it saved, while that tensor lives.
+    pub fn output_tensor(&self) -> Option<Arc<Tensor>> {
         match &self.origin {
-            Origin::Input(record) => record
-                .as_ref()
-                .and_then(std::sync::Weak::upgrade)
-                .and_then(|r| {
-                    r.downcast_ref::<super::meta::Meta>()
-                        .and_then(super::meta::Meta::tangent)
-                })
-                .is_some(),
-            Origin::Output(out) => out
-                .upgrade()
-                .is_some_and(|t| super::forward_ad::tangent(&t).is_some()),
+            Origin::Output(out) => out.upgrade(),
+            Origin::Input(_) => None,
         }
     }
 }
