@@ -210,15 +210,12 @@ pub fn activation(
     let out = attach_node(rt, mode, out, kind.node_name(), backward, &[x]);
     // Forward-mode AD: elementwise, so the tangent is the derivative at x
     // times it, what the backward formula gives for a gradient `t`.
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => {
-            let t = self::backward(rt, mode, &kind, t, (x, false))?;
-            match t.dtype() == out.dtype() {
-                true => Ok(t),
-                false => cg::cast(rt, mode, &t, out.dtype()),
-            }
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        let t = self::backward(rt, mode, &kind, t, (x, false))?;
+        match t.dtype() == out.dtype() {
+            true => Ok(t),
+            false => cg::cast(rt, mode, &t, out.dtype()),
         }
-        None => super::ops::full_like(rt, &out, 0),
     })
 }
 
@@ -396,18 +393,15 @@ pub fn glu(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, dim: i64) -> R<Arc<Ten
     };
     let out = attach_node(rt, mode, out, "GluBackward0", backward, &[x]);
     // Forward-mode AD: `ta * sig(b) + a * sig(b) * (1 - sig(b)) * tb`.
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => {
-            let (ta, tb) = halves(t, d)?;
-            let one_minus = crate::autograd::ops::s_bin(rt, BinaryOp::Sub, 1.0, &s)?;
-            let slope = bin(rt, BinaryOp::Mul, &one_minus, &s)?;
-            let slope = bin(rt, BinaryOp::Mul, &slope, &a)?;
-            let mut o = Recording { rt, mode };
-            let first = o.bin(BinaryOp::Mul, &ta, &s)?;
-            let second = o.bin(BinaryOp::Mul, &slope, &tb)?;
-            o.bin(BinaryOp::Add, &first, &second)
-        }
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        let (ta, tb) = halves(t, d)?;
+        let one_minus = crate::autograd::ops::s_bin(rt, BinaryOp::Sub, 1.0, &s)?;
+        let slope = bin(rt, BinaryOp::Mul, &one_minus, &s)?;
+        let slope = bin(rt, BinaryOp::Mul, &slope, &a)?;
+        let mut o = Recording { rt, mode };
+        let first = o.bin(BinaryOp::Mul, &ta, &s)?;
+        let second = o.bin(BinaryOp::Mul, &slope, &tb)?;
+        o.bin(BinaryOp::Add, &first, &second)
     })
 }
 

@@ -64,7 +64,12 @@ pub fn amax(
         Some(t) => {
             let kept = unsqueeze_back(&out, &dims, keepdim)?;
             let all: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
-            jvp::amax(&mut Recording { rt, mode }, (x, t), &kept, (&all, keepdim))
+            jvp::amax(
+                &mut Recording { rt, mode },
+                (x, t),
+                &kept,
+                (Some(&all), keepdim),
+            )
         }
         None => super::ops::full_like(rt, &out, 0),
     })

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use super::node::{Backward, Saved};
-use super::ops::{bin_s, full_like};
+use super::ops::bin_s;
 use super::record::Recording;
 pub use super::window::Geometry;
 use super::{forward_ad, jvp, record, Mode};
@@ -771,9 +771,8 @@ fn maxima(
     };
     let out = record::attach_node(rt, mode, out, node, backward, &[x]);
     // Forward-mode AD: the tangent where each maximum was.
-    let out = forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => jvp::pooled_max(&mut Recording { rt, mode }, t, &places),
-        None => full_like(rt, &out, 0),
+    let out = forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        jvp::pooled_max(&mut Recording { rt, mode }, t, &places)
     })?;
     Ok((out, places))
 }
@@ -847,9 +846,8 @@ fn average(
     let out = record::attach_node(rt, mode, out, node, backward, &[x]);
     // Forward-mode AD: a mean is linear, so the tangent's the same pooling
     // of the input's tangent.
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => average(rt, mode, t, geom, node),
-        None => full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        average(rt, mode, t, geom, node)
     })
 }
 

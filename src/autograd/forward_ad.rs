@@ -279,6 +279,22 @@ pub fn carry(
     Ok(give(out, t))
 }
 
+/// [`carry`] for an op of one input `x` that `record::recording`
+/// counted: `f` computes the result's tangent from `x`'s (it runs only
+/// when `x` has one).
+pub fn carry_one(
+    rt: &mut Runtime,
+    out: Arc<Tensor>,
+    x: &Tensor,
+    f: impl FnOnce(&mut Runtime, &Arc<Tensor>) -> R<Arc<Tensor>>,
+) -> R<Arc<Tensor>> {
+    let like = Arc::clone(&out);
+    carry(rt, out, &[x], true, |rt, ts| match &ts[0] {
+        Some(t) => f(rt, t),
+        None => super::ops::full_like(rt, &like, 0),
+    })
+}
+
 /// `out`, made by an op of `x` alone that `record::recording` counted:
 /// a view of `x` carries the same view of `x`'s tangent; a result given
 /// its tangent already (by `plain_view`) is counted back. Another result

@@ -388,13 +388,7 @@ pub fn gathered<O: Ops>(
 /// (`max()`, `min()`, `median()`): the mean of the tangent over the
 /// elements equal to the result (PyTorch's `evenly_read_jvp`).
 pub fn evenly<O: Ops>(o: &mut O, x: &Tensor, t: &Tensor, out: &Tensor) -> R<Arc<Tensor>> {
-    let at = o.bin(BinaryOp::Eq, x, out)?;
-    let picked = o.masked(&at, t)?;
-    let sum = o.reduce(ReduceOp::Sum, &picked, None, false)?;
-    let ones = super::ops::full_like(o.rt(), x, 1)?;
-    let ones = o.masked(&at, &ones)?;
-    let count = o.reduce(ReduceOp::Sum, &ones, None, false)?;
-    o.bin(BinaryOp::Div, &sum, &count)
+    amax(o, (x, t), out, (None, false))
 }
 
 /// A max pooling's tangent: at each window, the tangent's element where
@@ -582,20 +576,21 @@ pub fn along<O: Ops>(
     }
 }
 
-/// `amax`/`amin`'s tangent over `dims`: the mean of the tangent where the
-/// primal equals the result (`out_kept`: the result with the dims kept).
+/// `amax`/`amin`'s tangent over `dims` (None: every dim): the mean of the
+/// tangent where the primal equals the result (`out_kept`: the result
+/// with the dims kept).
 pub fn amax<O: Ops>(
     o: &mut O,
     (x, t): (&Tensor, &Tensor),
     out_kept: &Tensor,
-    (dims, keepdim): (&[i64], bool),
+    (dims, keepdim): (Option<&[i64]>, bool),
 ) -> R<Arc<Tensor>> {
     let at = o.bin(BinaryOp::Eq, x, out_kept)?;
     let picked = o.masked(&at, t)?;
-    let sum = o.reduce(ReduceOp::Sum, &picked, Some(dims), keepdim)?;
+    let sum = o.reduce(ReduceOp::Sum, &picked, dims, keepdim)?;
     let ones = super::ops::full_like(o.rt(), x, 1)?;
     let ones = o.masked(&at, &ones)?;
-    let count = o.reduce(ReduceOp::Sum, &ones, Some(dims), keepdim)?;
+    let count = o.reduce(ReduceOp::Sum, &ones, dims, keepdim)?;
     o.bin(BinaryOp::Div, &sum, &count)
 }
 

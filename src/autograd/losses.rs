@@ -238,9 +238,8 @@ pub fn nll_loss(
     };
     let out = attach_node(rt, mode, out, "NllLossBackward0", backward, &[x]);
     // Forward-mode AD: linear in the input, so the same loss of its tangent.
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => nll_loss(rt, mode, t, target, ignore_index, reduction, class_weight),
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        nll_loss(rt, mode, t, target, ignore_index, reduction, class_weight)
     })
 }
 

@@ -94,9 +94,8 @@ pub fn pad(
     let out = pad_node(rt, mode, x, pads, value)?;
     // Forward-mode AD: the tangent padded with zeros (what is written in
     // has none).
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => pad_node(rt, mode, t, pads, Fill::Int(0)),
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        pad_node(rt, mode, t, pads, Fill::Int(0))
     })
 }
 
@@ -142,9 +141,8 @@ pub fn pad_by_edges(
 ) -> R<Arc<Tensor>> {
     let out = pad_by_edges_node(rt, mode, x, pads, reflect)?;
     // Forward-mode AD: linear, so the same op of the tangent.
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => pad_by_edges_node(rt, mode, t, pads, reflect),
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        pad_by_edges_node(rt, mode, t, pads, reflect)
     })
 }
 

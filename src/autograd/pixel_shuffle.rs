@@ -102,9 +102,8 @@ pub fn pixel_shuffle(
 ) -> R<Arc<Tensor>> {
     let out = pixel_shuffle_node(rt, mode, x, r, inverse)?;
     // Forward-mode AD: linear, so the same op of the tangent.
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => pixel_shuffle_node(rt, mode, t, r, inverse),
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        pixel_shuffle_node(rt, mode, t, r, inverse)
     })
 }
 

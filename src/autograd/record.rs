@@ -189,9 +189,8 @@ pub fn copied(
     name: &'static str,
 ) -> R<Arc<Tensor>> {
     let out = attach_node(rt, mode, out, name, Backward::Identity, &[x]);
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => jvp::Ops::copy_like(&mut Recording { rt, mode }, t, &out),
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        jvp::Ops::copy_like(&mut Recording { rt, mode }, t, &out)
     })
 }
 
@@ -641,12 +640,9 @@ pub fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Ten
     if !out.dtype().is_float() || op == UnaryOp::BitNot {
         return Ok(out);
     }
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => {
-            let saves = unary_saves(op).map(|s| matches!(s, UnarySaves::Output));
-            jvp::unary(&mut Recording { rt, mode }, (op, saves), (x, &out), t)
-        }
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        let saves = unary_saves(op).map(|s| matches!(s, UnarySaves::Output));
+        jvp::unary(&mut Recording { rt, mode }, (op, saves), (x, &out), t)
     })
 }
 
@@ -815,9 +811,8 @@ pub fn reduce_dims_laid_out(
         }
         false => out,
     };
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => jvp::reduce(&mut Recording { rt, mode }, op, t, (Some(dims), keepdim)),
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        jvp::reduce(&mut Recording { rt, mode }, op, t, (Some(dims), keepdim))
     })
 }
 
@@ -919,9 +914,8 @@ pub fn picked_tangent(
     (dim, indices): (usize, &Tensor),
     keepdim: bool,
 ) -> R<Arc<Tensor>> {
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => jvp::gathered(&mut Recording { rt, mode }, t, (dim, indices), keepdim),
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        jvp::gathered(&mut Recording { rt, mode }, t, (dim, indices), keepdim)
     })
 }
 
@@ -934,9 +928,8 @@ pub fn evenly_tangent(
     x: &Tensor,
     out: Arc<Tensor>,
 ) -> R<Arc<Tensor>> {
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => jvp::evenly(&mut Recording { rt, mode }, x, t, &out),
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        jvp::evenly(&mut Recording { rt, mode }, x, t, &out)
     })
 }
 
@@ -1012,15 +1005,14 @@ fn along_tangent(
     out: Arc<Tensor>,
     (dims, keepdim): (Option<&[usize]>, bool),
 ) -> R<Arc<Tensor>> {
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => jvp::along(
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        jvp::along(
             &mut Recording { rt, mode },
             (op, p),
             (x, t),
             (dims, keepdim),
             &out,
-        ),
-        None => super::ops::full_like(rt, &out, 0),
+        )
     })
 }
 
@@ -1121,21 +1113,18 @@ pub fn var_mean(
         var,
         (dims.as_deref(), keepdim),
     )?;
-    let mean = forward_ad::carry(rt, Arc::clone(&mean), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => {
-            let all: Vec<i64> = match &dims {
-                Some(d) => d.iter().map(|&d| d as i64).collect(),
-                None => (0..x.ndim() as i64).collect(),
-            };
-            let keep = keepdim && x.ndim() > 0;
-            let t = Arc::clone(t);
-            let mut o = Recording { rt, mode };
-            match x.ndim() {
-                0 => jvp::Ops::copy_like(&mut o, &t, &mean),
-                _ => jvp::Ops::reduce(&mut o, ReduceOp::Mean, &t, Some(&all), keep),
-            }
+    let mean = forward_ad::carry_one(rt, Arc::clone(&mean), x, |rt, t| {
+        let all: Vec<i64> = match &dims {
+            Some(d) => d.iter().map(|&d| d as i64).collect(),
+            None => (0..x.ndim() as i64).collect(),
+        };
+        let keep = keepdim && x.ndim() > 0;
+        let t = Arc::clone(t);
+        let mut o = Recording { rt, mode };
+        match x.ndim() {
+            0 => jvp::Ops::copy_like(&mut o, &t, &mean),
+            _ => jvp::Ops::reduce(&mut o, ReduceOp::Mean, &t, Some(&all), keep),
         }
-        None => super::ops::full_like(rt, &mean, 0),
     })?;
     Ok((var, mean))
 }
@@ -1179,12 +1168,9 @@ pub fn cumsum(
         return Ok(out);
     }
     // The tangent: the tangent's cumulative sum.
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => {
-            let sums = rt.along(AlongOp::Cumsum, 0.0, t, Some(dim), false)?;
-            cumsum(rt, mode, t, sums, dim)
-        }
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        let sums = rt.along(AlongOp::Cumsum, 0.0, t, Some(dim), false)?;
+        cumsum(rt, mode, t, sums, dim)
     })
 }
 
@@ -1551,9 +1537,8 @@ pub fn softmax(
     log: bool,
 ) -> R<Arc<Tensor>> {
     let out = softmax_node(rt, mode, x, out, dim, log)?;
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => jvp::softmax(&mut Recording { rt, mode }, &out, t, dim, log),
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        jvp::softmax(&mut Recording { rt, mode }, &out, t, dim, log)
     })
 }
 
@@ -1613,9 +1598,8 @@ pub fn cumprod(
         }
         false => out,
     };
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => cumprod_tangent(rt, mode, (x, t), &out, dim),
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        cumprod_tangent(rt, mode, (x, t), &out, dim)
     })
 }
 

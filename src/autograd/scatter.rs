@@ -215,9 +215,8 @@ pub fn gather(
     let backward = Backward::GatherAlong { offsets: off };
     let out = attach_node(rt, mode, out, "GatherBackward0", backward, &[x]);
     // Forward-mode AD: linear, so the same gather of the tangent.
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => gather(rt, mode, t, dim, index),
-        None => full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        gather(rt, mode, t, dim, index)
     })
 }
 
@@ -316,9 +315,8 @@ pub fn index_select(
     };
     let out = attach_node(rt, mode, out, "IndexSelectBackward0", backward, &[&x]);
     // Forward-mode AD: the same slices of the tangent.
-    let out = forward_ad::carry(rt, Arc::clone(&out), &[&x], true, |rt, ts| match &ts[0] {
-        Some(t) => index_select(rt, mode, t, dim, index),
-        None => full_like(rt, &out, 0),
+    let out = forward_ad::carry_one(rt, Arc::clone(&out), &x, |rt, t| {
+        index_select(rt, mode, t, dim, index)
     })?;
     match scalar && out.numel() == 1 {
         true => super::views::reshape(rt, mode, &out, &[]),
@@ -376,9 +374,8 @@ pub fn masked_select(
     };
     let out = attach_node(rt, mode, out, "MaskedSelectBackward0", backward, &[&xs]);
     // Forward-mode AD: the tangent's elements where the mask holds.
-    forward_ad::carry(rt, Arc::clone(&out), &[&xs], true, |rt, ts| match &ts[0] {
-        Some(t) => masked_select(rt, mode, t, &mask),
-        None => full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), &xs, |rt, t| {
+        masked_select(rt, mode, t, &mask)
     })
 }
 

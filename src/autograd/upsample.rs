@@ -323,9 +323,8 @@ pub fn interpolate(
 ) -> R<Arc<Tensor>> {
     let out = interpolate_node(rt, mode, x, sizes, how, recompute_scale_factor)?;
     // Forward-mode AD: linear, so the same op of the tangent.
-    forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => interpolate_node(rt, mode, t, sizes, how, recompute_scale_factor),
-        None => super::ops::full_like(rt, &out, 0),
+    forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| {
+        interpolate_node(rt, mode, t, sizes, how, recompute_scale_factor)
     })
 }
 

@@ -46,10 +46,7 @@ pub fn reshaped(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, out: Arc<Tensor>)
     };
     let out = record::attach_node(rt, mode, out, name, Backward::Reshape, &[x]);
     let dims: Vec<i64> = out.shape().iter().map(|&d| d as i64).collect();
-    super::forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => reshape(rt, mode, t, &dims),
-        None => super::ops::full_like(rt, &out, 0),
-    })
+    super::forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| reshape(rt, mode, t, &dims))
 }
 
 /// `x.repeat(*sizes)`: a copy of x tiled `sizes` times (`RepeatBackward0`).
@@ -64,10 +61,7 @@ pub fn repeat(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, sizes: &[usize]) ->
     };
     let out = record::attach_node(rt, mode, out, "RepeatBackward0", backward, &[x]);
     // The tangent: the tangent repeated alike.
-    super::forward_ad::carry(rt, Arc::clone(&out), &[x], true, |rt, ts| match &ts[0] {
-        Some(t) => repeat(rt, mode, t, sizes),
-        None => super::ops::full_like(rt, &out, 0),
-    })
+    super::forward_ad::carry_one(rt, Arc::clone(&out), x, |rt, t| repeat(rt, mode, t, sizes))
 }
 
 /// `x.transpose(d0, d1)`, the dims already in range.

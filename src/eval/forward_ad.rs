@@ -100,8 +100,9 @@ const fn linear(
 
 const INPUT: &[(usize, &str)] = &[(0, "input")];
 
-/// The ops of the evaluator computed as [`Linear`] (the record layer's ops
-/// carry their own tangents).
+/// The ops of the evaluator computed as [`Linear`] (the record layer's ops,
+/// `pad`, `interpolate` and `pixel_shuffle` among them, carry their own
+/// tangents).
 const LINEAR: &[Linear] = &[
     linear("flip", INPUT, &[]),
     linear("fliplr", INPUT, &[]),
@@ -113,11 +114,6 @@ const LINEAR: &[Linear] = &[
     linear("diag", INPUT, &[]),
     linear("diag_embed", INPUT, &[]),
     linear("trace", INPUT, &[]),
-    linear("pad", INPUT, &[(3, "value")]),
-    linear("interpolate", INPUT, &[]),
-    linear("upsample", INPUT, &[]),
-    linear("pixel_shuffle", INPUT, &[]),
-    linear("pixel_unshuffle", INPUT, &[]),
     linear("repeat_interleave", INPUT, &[]),
     linear("tile", INPUT, &[]),
     linear("index_copy", &[(0, "input"), (3, "source")], &[]),

@@ -38,22 +38,17 @@ pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
     };
     match b.given("file") {
         None | Some((Value::None, _)) => write(me, false),
-        // `print(..., file=sys.stderr)`, `print(..., file=f)`.
-        Some((Value::File(f), _)) => match standard_stream(f) {
-            Some(stderr) => write(me, stderr),
-            None => {
-                let s = Value::Str(Arc::new(text));
-                let name = crate::lang::ast::Name::new("write".into(), b.span);
-                let arg = crate::eval::args::ArgVal::positional(s, b.span);
-                me.call_method(Value::File(f.clone()), &name, vec![arg], b.span)?;
-            }
-        },
-        // Any object with `write` (`io.StringIO`, a logger's stream), as Python's.
-        Some((obj @ Value::Object(_), _)) => {
+        // `print(..., file=sys.stderr)`.
+        Some((Value::File(f), _)) if standard_stream(f).is_some() => {
+            write(me, standard_stream(f) == Some(true))
+        }
+        // `print(..., file=f)`: an open file, or any object with `write`
+        // (`io.StringIO`, a logger's stream), as Python's.
+        Some((target @ (Value::File(_) | Value::Object(_)), _)) => {
             let s = Value::Str(Arc::new(text));
             let name = crate::lang::ast::Name::new("write".into(), b.span);
             let arg = crate::eval::args::ArgVal::positional(s, b.span);
-            me.call_method(obj.clone(), &name, vec![arg], b.span)?;
+            me.call_method(target.clone(), &name, vec![arg], b.span)?;
         }
         Some((other, span)) => {
             return Err(Error::Attribute {
