@@ -111,6 +111,51 @@ fn as_line(rt: &mut Runtime, g: Arc<Tensor>, like: &Tensor) -> R<Arc<Tensor>> {
     }
 }
 
+/// A convolution's input before its windows, and the padding left to the
+/// convolution: with a `padding_mode` other than zeros, the input padded
+/// by `reversed` (`_reversed_padding_repeated_twice`) with `F.pad`'s mode
+/// and no padding left, as PyTorch's `_conv_forward`; with zeros and an
+/// uneven `padding="same"` (an even kernel), the extra place on the right
+/// (bottom) padded first with zeros and the even part left, as PyTorch's
+/// `_convolution_mode` does with `constant_pad_nd`; else `x` as it is.
+/// `reversed` is (left, right) of each padded dim, the last dim first.
+pub fn padded_first(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    padding: (usize, usize),
+    padding_mode: Option<super::pad::Edges>,
+    reversed: &[i64],
+) -> R<(Arc<Tensor>, (usize, usize))> {
+    if let Some(edges) = padding_mode {
+        let padded = super::pad::pad_by_edges(rt, mode, x, reversed, edges)?;
+        return Ok((padded, (0, 0)));
+    }
+    let pairs: Vec<(i64, i64)> = reversed.chunks(2).map(|p| (p[0], p[1])).collect();
+    if pairs.iter().all(|(l, r)| l == r) {
+        return Ok((Arc::clone(x), padding));
+    }
+    rt.note_once(
+        "UserWarning: Using padding='same' with even kernel lengths and odd dilation may \
+         require a zero-padded copy of the input be created (Triggered internally at \
+         /__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1135.)",
+    );
+    let extra: Vec<i64> = pairs.iter().flat_map(|&(l, r)| [0, r - l]).collect();
+    let padded = super::pad::pad(
+        rt,
+        mode,
+        x,
+        &extra,
+        crate::runtime::op::factory::Fill::Int(0),
+    )?;
+    let left = |i: usize| pairs.get(i).map_or(0, |p| p.0 as usize);
+    let padding = match pairs.len() {
+        1 => (padding.0, left(0)),
+        _ => (left(1), left(0)),
+    };
+    Ok((padded, padding))
+}
+
 /// `conv2d(x, w, b, stride, padding, dilation, groups)`: x [N, C, H, W],
 /// w [Cout, C / groups, kh, kw], b [Cout]; `conv1d` with x [N, C, L] and
 /// w [Cout, C / groups, k]. One node, `ConvolutionBackward0`, keeping the

@@ -1010,6 +1010,8 @@ list(s)";
     Function Training "ReflectionPad1d", "ReflectionPad1d(padding)", "Pads sequences with their reflection (`nn.ReflectionPad1d`).", "ReflectionPad1d(2)(arange(4.).reshape(1, 1, 4))";
     Function Training "ReplicationPad2d", "ReplicationPad2d(padding)", "Pads images with copies of their edges (`nn.ReplicationPad2d`; `ReplicationPad2DBackward0`).", "ReplicationPad2d(1)(arange(4.).reshape(1, 1, 2, 2))";
     Function Training "ReplicationPad1d", "ReplicationPad1d(padding)", "Pads sequences with copies of their ends (`nn.ReplicationPad1d`).", "ReplicationPad1d(2)(arange(3.).reshape(1, 1, 3))";
+    Function Training "CircularPad2d", "CircularPad2d(padding)", "Pads images with their other side, as if they wrapped around (`nn.CircularPad2d`, `F.pad(x, padding, mode=\"circular\")`): copies into slices of a new tensor, so its history is `CopySlices`, as PyTorch's.", "CircularPad2d(1)(arange(4.).reshape(1, 1, 2, 2))";
+    Function Training "CircularPad1d", "CircularPad1d(padding)", "Pads sequences with their other end, as if they wrapped around (`nn.CircularPad1d`).", "CircularPad1d(2)(arange(3.).reshape(1, 1, 3))";
     Function Training "GroupNorm", "GroupNorm(num_groups, num_channels, eps=1e-5, affine=true, device=none, dtype=none)", "Normalizes each sample's channels in `num_groups` groups, each over its channels and places, then a weight and bias per channel (`nn.GroupNorm`; weight ones, bias zeros; `NativeGroupNormBackward0`). Independent of the batch, as diffusion models' U-Nets use it.", "GroupNorm(2, 4)(arange(16.).reshape(1, 4, 2, 2)).shape";
     Function Training "group_norm", "group_norm(input, num_groups, weight=none, bias=none, eps=1e-5)", "`GroupNorm`'s computation (torch.nn.functional.group_norm).", "group_norm(arange(8.).reshape(1, 4, 2), 2)";
     Function Training "InstanceNorm2d", "InstanceNorm2d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false, device=none, dtype=none)", "Normalizes each sample's channels on their own over their places (`nn.InstanceNorm2d`, style transfer's norm), computed as PyTorch does: the batch viewed as one sample of N * C channels and batch-normed (`ViewBackward0`, `NativeBatchNormBackward0`); `affine` adds a weight and bias (`RepeatBackward0`), `track_running_stats` running statistics averaged over the samples.", "InstanceNorm2d(2)(arange(16.).reshape(2, 2, 2, 2)).shape";
@@ -1264,6 +1266,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "ReflectionPad2d"
             | "ReplicationPad1d"
             | "ReplicationPad2d"
+            | "CircularPad1d"
+            | "CircularPad2d"
             | "KLDivLoss"
             | "MarginRankingLoss"
             | "HingeEmbeddingLoss"

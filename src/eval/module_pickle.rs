@@ -336,6 +336,8 @@ fn settings(
             dilation,
             output_padding,
             groups,
+            padding_mode,
+            reversed_padding,
             shown,
         } => {
             let shape = weight_shape()?;
@@ -350,30 +352,14 @@ fn settings(
             let named = ["same", "valid"]
                 .into_iter()
                 .find(|p| shown.contains(&format!("padding={p}")));
+            // PyTorch's `_reversed_padding_repeated_twice`: a list for a
+            // padding named, else a tuple.
+            let listed: Vec<Pickled> = reversed_padding.iter().map(|&p| int(p)).collect();
             let (pad_value, reversed) = match named {
-                Some(p) => {
-                    // PyTorch's list: each dimension's left and right
-                    // padding, the last dimension first.
-                    let mut reversed = Vec::new();
-                    let dims: Vec<(usize, usize)> = match one_d {
-                        true => vec![(kernel_pair.1, dilation.1)],
-                        false => vec![(kernel_pair.0, dilation.0), (kernel_pair.1, dilation.1)],
-                    };
-                    for &(k, d) in dims.iter().rev() {
-                        let total = if p == "same" { d * (k - 1) } else { 0 };
-                        reversed.push(int(total / 2));
-                        reversed.push(int(total - total / 2));
-                    }
-                    (text(p), Pickled::List(reversed))
-                }
-                None => {
-                    let reversed = match one_d {
-                        true => ints(&[padding.1, padding.1]),
-                        false => ints(&[padding.1, padding.1, padding.0, padding.0]),
-                    };
-                    (pair(*one_d, *padding), reversed)
-                }
+                Some(p) => (text(p), Pickled::List(listed)),
+                None => (pair(*one_d, *padding), Pickled::Tuple(listed)),
             };
+            let mode_name = padding_mode.map_or("zeros", |e| e.name());
             vec![
                 ("in_channels", int(cin)),
                 ("out_channels", int(cout)),
@@ -384,7 +370,7 @@ fn settings(
                 ("transposed", b(*transposed)),
                 ("output_padding", pair(*one_d, *output_padding)),
                 ("groups", int(*groups)),
-                ("padding_mode", text("zeros")),
+                ("padding_mode", text(mode_name)),
                 ("_reversed_padding_repeated_twice", reversed),
             ]
         }
@@ -725,7 +711,7 @@ fn settings(
 /// A layer's setting as PyTorch keeps it (`conv.kernel_size`,
 /// `emb.padding_idx`, `bn.num_features`), read as an attribute.
 pub(super) fn setting(m: &Module, name: &str) -> Option<Value> {
-    if name.starts_with('_') {
+    if name.starts_with('_') && name != "_reversed_padding_repeated_twice" {
         return None;
     }
     let all = settings(&m.layer, &m.type_name, &m.parameters).ok()?;

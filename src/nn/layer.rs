@@ -54,6 +54,12 @@ pub enum Layer {
         /// A transposed one's extra rows and columns at the end.
         output_padding: (usize, usize),
         groups: usize,
+        /// `padding_mode`: `None` for `"zeros"` (the convolution's own
+        /// padding), else the input is padded first with `F.pad`'s mode.
+        padding_mode: Option<crate::autograd::pad::Edges>,
+        /// PyTorch's `_reversed_padding_repeated_twice`: each padded dim's
+        /// (left, right), the last dim first, as `F.pad` takes them.
+        reversed_padding: Vec<i64>,
         /// The settings as PyTorch prints them.
         shown: String,
     },
@@ -180,11 +186,11 @@ pub enum Layer {
         shown: String,
     },
     /// `ZeroPad1d/2d`, `ConstantPad1d/2d`, `ReflectionPad1d/2d`,
-    /// `ReplicationPad1d/2d`: `F.pad` with its mode.
+    /// `ReplicationPad1d/2d`, `CircularPad1d/2d`: `F.pad` with its mode.
     Pad {
         pads: Vec<i64>,
-        /// `None`: constant; else `Some(reflect)` (false: replicate).
-        edges: Option<bool>,
+        /// `None`: constant; else the mode.
+        edges: Option<crate::autograd::pad::Edges>,
         value: f64,
         shown: String,
     },

@@ -454,11 +454,22 @@ pub fn forward(
             dilation,
             output_padding,
             groups,
+            padding_mode,
+            reversed_padding,
             ..
         } => {
             let w = param("weight").ok_or_else(|| Error::value("a convolution has no weight"))?;
             let b = param("bias");
-            let settings = (*stride, *padding, *dilation, *groups);
+            let (padded, padding) = crate::autograd::conv::padded_first(
+                rt,
+                mode,
+                x,
+                *padding,
+                *padding_mode,
+                reversed_padding,
+            )?;
+            let x = &padded;
+            let settings = (*stride, padding, *dilation, *groups);
             match transposed {
                 false => crate::autograd::conv::conv2d(rt, mode, x, &w, b.as_ref(), settings),
                 true => crate::autograd::conv::conv_transpose2d(
@@ -577,7 +588,7 @@ pub fn forward(
                 let fill = crate::runtime::op::factory::Fill::Float(*value);
                 crate::autograd::pad::pad(rt, mode, x, pads, fill)
             }
-            Some(reflect) => crate::autograd::pad::pad_by_edges(rt, mode, x, pads, *reflect),
+            Some(edges) => crate::autograd::pad::pad_by_edges(rt, mode, x, pads, *edges),
         },
         Layer::Identity => Ok(Arc::clone(x)),
         Layer::Softmax { dim, log } => {

@@ -291,11 +291,15 @@ pub(super) fn is_tensor(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
 pub(super) fn pad(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
     let mode = b.str("mode")?.unwrap_or_else(|| "constant".into());
-    if !matches!(mode.as_str(), "constant" | "reflect" | "replicate") {
-        return Err(Error::value_help(
-            format!("F.pad's mode \"{mode}\" is not in cudash yet"),
-            "modes \"constant\" (the default), \"reflect\" and \"replicate\" are",
-        )
+    let edges = crate::autograd::pad::Edges::named(&mode);
+    if edges.is_none() && mode != "constant" {
+        return Err(Error::Module {
+            class: "NotImplementedError",
+            message: format!("Unrecognised padding mode {mode}"),
+            help: Some(
+                "the modes are \"constant\" (the default), \"reflect\", \"replicate\" and \"circular\"".into(),
+            ),
+        }
         .at(b.span_of("mode")));
     }
     let (v, span) = b
@@ -323,11 +327,21 @@ pub(super) fn pad(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
             )
         }
     };
-    if mode != "constant" {
-        let reflect = mode == "reflect";
+    if let Some(edges) = edges {
+        let zero = match &value {
+            crate::runtime::op::factory::Fill::Int(i) => *i == 0,
+            crate::runtime::op::factory::Fill::Float(f) => *f == 0.0,
+            crate::runtime::op::factory::Fill::Bool(x) => !*x,
+        };
+        if !zero {
+            return Err(Error::runtime(format!(
+                "Padding mode \"{mode}\" doesn't take in value argument"
+            ))
+            .at(b.span_of("value")));
+        }
         let (rt, grad) = (&mut me.rt, me.grad);
         return b.result(crate::autograd::pad::pad_by_edges(
-            rt, grad, &x, &pads, reflect,
+            rt, grad, &x, &pads, edges,
         ));
     }
     b.result(crate::autograd::pad::pad(

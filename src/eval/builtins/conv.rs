@@ -5,6 +5,8 @@
 
 use super::super::args::Bound;
 use super::super::{Interp, Value};
+use crate::autograd::conv;
+use crate::autograd::pad::Edges;
 use crate::error::{Diagnostic, Error};
 use crate::nn::layers::{self, Layer, Place};
 use crate::runtime::DType;
@@ -40,17 +42,30 @@ pub(super) fn setting(
 }
 
 /// `padding`: ints, or PyTorch's "valid" (none) and "same" (the output as
-/// large as the input; stride 1, an even total padding).
+/// large as the input; stride 1). With it, PyTorch's
+/// `_reversed_padding_repeated_twice`: each padded dim's (left, right), the
+/// last dim first; "same" with an odd total (an even kernel) puts the extra
+/// place on the right.
 fn padding(
     b: &Bound,
     one_d: bool,
     kernel: (usize, usize),
     stride: (usize, usize),
     dilation: (usize, usize),
-) -> Result<(usize, usize), Diagnostic> {
+) -> Result<((usize, usize), Vec<i64>), Diagnostic> {
+    let reversed = |pairs: [(usize, usize); 2]| -> Vec<i64> {
+        let dims = match one_d {
+            true => &pairs[1..],
+            false => &pairs[..],
+        };
+        dims.iter()
+            .rev()
+            .flat_map(|&(l, r)| [l as i64, r as i64])
+            .collect()
+    };
     match b.given("padding") {
         Some((Value::Str(s), span)) => match s.as_str() {
-            "valid" => Ok((0, 0)),
+            "valid" => Ok(((0, 0), reversed([(0, 0), (0, 0)]))),
             "same" => {
                 if stride != (1, 1) {
                     return Err(Error::value(
@@ -60,18 +75,49 @@ fn padding(
                 }
                 let total = |k: usize, d: usize| d * (k - 1);
                 let (th, tw) = (total(kernel.0, dilation.0), total(kernel.1, dilation.1));
-                if th % 2 != 0 || tw % 2 != 0 {
-                    return Err(Error::value("padding='same' with an odd total padding (an even kernel) is not in cudash yet").at(*span));
-                }
-                Ok((th / 2, tw / 2))
+                let sides = [(th / 2, th - th / 2), (tw / 2, tw - tw / 2)];
+                Ok(((th / 2, tw / 2), reversed(sides)))
             }
             other => Err(Error::value(format!(
                 "Invalid padding string '{other}', should be one of {{'valid', 'same'}}"
             ))
             .at(*span)),
         },
-        _ => setting(b, "padding", Some(0), (one_d, 0)),
+        _ => {
+            let (h, w) = setting(b, "padding", Some(0), (one_d, 0))?;
+            Ok(((h, w), reversed([(h, h), (w, w)])))
+        }
     }
+}
+
+/// `padding_mode`: `"zeros"` (None) or one of `F.pad`'s modes; a
+/// transposed convolution pads with zeros only, as PyTorch's.
+fn padding_mode(b: &Bound, name: &str, transposed: bool) -> Result<Option<Edges>, Diagnostic> {
+    let Some((v, span)) = b.given("padding_mode") else {
+        return Ok(None);
+    };
+    let Value::Str(s) = v else {
+        return Err(Error::wrong_type("padding_mode", "a string", v.type_name()).at(*span));
+    };
+    let edges = match s.as_str() {
+        "zeros" => None,
+        other => match Edges::named(other) {
+            Some(e) => Some(e),
+            None => {
+                return Err(Error::value(format!(
+                    "padding_mode must be one of {{'zeros', 'circular', 'replicate', 'reflect'}}, but got padding_mode='{other}'"
+                ))
+                .at(*span))
+            }
+        },
+    };
+    if transposed && edges.is_some() {
+        return Err(Error::value(format!(
+            "Only \"zeros\" padding mode is supported for {name}"
+        ))
+        .at(*span));
+    }
+    Ok(edges)
 }
 
 /// A setting as PyTorch's `extra_repr` shows it: `(3,)` for a 1-d layer,
@@ -104,18 +150,18 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     };
     let groups = b.int("groups")?.unwrap_or(1).max(0) as usize;
     let bias = b.bool("bias", true)?;
-    let padding = match transposed {
-        true => setting(b, "padding", Some(0), (one_d, 0))?,
+    let padding_mode = padding_mode(b, name, transposed)?;
+    let (padding, reversed_padding) = match transposed {
+        true => {
+            let (h, w) = setting(b, "padding", Some(0), (one_d, 0))?;
+            let reversed = match one_d {
+                true => vec![w as i64; 2],
+                false => vec![w as i64, w as i64, h as i64, h as i64],
+            };
+            ((h, w), reversed)
+        }
         false => padding(b, one_d, kernel, stride, dilation)?,
     };
-    if let Some((v, span)) = b.given("padding_mode") {
-        if !matches!(v, Value::Str(s) if s.as_str() == "zeros") {
-            return Err(Error::value(format!(
-                "{name} pads with zeros only in cudash (padding_mode=\"zeros\")"
-            ))
-            .at(*span));
-        }
-    }
     // PyTorch's extra_repr: the settings that differ from the defaults.
     let mut shown = format!(
         "{cin}, {cout}, kernel_size={}, stride={}",
@@ -142,6 +188,9 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     if !bias {
         shown.push_str(", bias=False");
     }
+    if let Some(edges) = padding_mode {
+        shown.push_str(&format!(", padding_mode={}", edges.name()));
+    }
     let layer = Layer::Conv {
         transposed,
         one_d,
@@ -150,6 +199,8 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
         dilation,
         output_padding,
         groups,
+        padding_mode,
+        reversed_padding,
         shown,
     };
     let m = layers::conv(&mut me.rt, name, (cin, cout), kernel, layer, bias, place);
@@ -179,12 +230,18 @@ pub(super) fn function(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             let padding = setting(b, "padding", Some(0), (one_d, 0))?;
             let output_padding = setting(b, "output_padding", Some(0), (one_d, 0))?;
             let settings = (stride, padding, dilation, groups);
-            crate::autograd::conv::conv_transpose2d(rt, mode, inputs, settings, output_padding)
+            conv::conv_transpose2d(rt, mode, inputs, settings, output_padding)
         }
         false => {
-            let padding = padding(b, one_d, kernel, stride, dilation)?;
-            let settings = (stride, padding, dilation, groups);
-            crate::autograd::conv::conv2d(rt, mode, &x, &w, bias.as_ref(), settings)
+            let (padding, reversed) = padding(b, one_d, kernel, stride, dilation)?;
+            let padded = conv::padded_first(rt, mode, &x, padding, None, &reversed);
+            match padded {
+                Ok((x, padding)) => {
+                    let settings = (stride, padding, dilation, groups);
+                    conv::conv2d(rt, mode, &x, &w, bias.as_ref(), settings)
+                }
+                Err(e) => Err(e),
+            }
         }
     };
     b.result(result)

@@ -450,6 +450,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("ReflectionPad2d", resize::layer),
     ("ReplicationPad1d", resize::layer),
     ("ReplicationPad2d", resize::layer),
+    ("CircularPad1d", resize::layer),
+    ("CircularPad2d", resize::layer),
     ("interpolate", resize::interpolate),
     ("upsample", resize::interpolate),
     ("pixel_shuffle", resize::pixel_shuffle),

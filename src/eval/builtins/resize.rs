@@ -2,11 +2,12 @@
 //! `F.interpolate` / `nn.Upsample` (and `UpsamplingNearest2d`,
 //! `UpsamplingBilinear2d`), `PixelShuffle` / `PixelUnshuffle`,
 //! `Unflatten`, and the padding layers (`ZeroPad2d`, `ConstantPad1d/2d`,
-//! `ReflectionPad1d/2d`, `ReplicationPad1d/2d`), their settings read and
+//! `ReflectionPad1d/2d`, `ReplicationPad1d/2d`, `CircularPad1d/2d`), their settings read and
 //! shown as PyTorch's.
 
 use super::super::args::Bound;
 use super::super::{Interp, Value};
+use crate::autograd::pad::Edges;
 use crate::autograd::upsample::{self, Interpolation};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
@@ -32,6 +33,8 @@ pub const CLASSES: &[&str] = &[
     "ReflectionPad2d",
     "ReplicationPad1d",
     "ReplicationPad2d",
+    "CircularPad1d",
+    "CircularPad2d",
 ];
 
 fn module(name: &str, layer: Layer) -> Out {
@@ -256,7 +259,8 @@ pub(super) fn layer(_me: &mut Interp, name: &'static str, b: &Bound) -> Out {
 }
 
 /// `ZeroPad2d(padding)`, `ConstantPad2d(padding, value)`,
-/// `ReflectionPad2d(padding)`, `ReplicationPad2d(padding)` and their 1-d
+/// `ReflectionPad2d(padding)`, `ReplicationPad2d(padding)`,
+/// `CircularPad2d(padding)` and their 1-d
 /// forms: one int pads every side; else (left, right[, top, bottom]).
 fn pad_layer(name: &'static str, b: &Bound) -> Out {
     let sides = match name.ends_with("1d") {
@@ -279,8 +283,9 @@ fn pad_layer(name: &'static str, b: &Bound) -> Out {
         }
     };
     let edges = match name {
-        n if n.starts_with("Reflection") => Some(true),
-        n if n.starts_with("Replication") => Some(false),
+        n if n.starts_with("Reflection") => Some(Edges::Reflect),
+        n if n.starts_with("Replication") => Some(Edges::Replicate),
+        n if n.starts_with("Circular") => Some(Edges::Circular),
         _ => None,
     };
     let value = match name.starts_with("ConstantPad") {

@@ -83,6 +83,8 @@ pub struct Runtime {
     /// Notes about what the runtime did instead of what was asked (a
     /// non-blocking copy that had to block), for the interpreter to show.
     notes: Vec<String>,
+    /// The `note_once` warnings given already (PyTorch's `TORCH_WARN_ONCE`).
+    noted_once: std::collections::HashSet<String>,
     /// Set from another thread (Ctrl-C, a Jupyter interrupt) to stop the
     /// running statement: the interpreter checks it before each statement,
     /// and a driver's device before each launch.
@@ -146,6 +148,7 @@ impl Runtime {
             counters: Counters::default(),
             current_device: 0,
             notes: Vec::new(),
+            noted_once: Default::default(),
             interrupt: Arc::new(AtomicBool::new(false)),
             op: "op",
             timeline: None,
@@ -174,6 +177,14 @@ impl Runtime {
     /// PyTorch's `UserWarning`s are).
     pub fn note(&mut self, text: String) {
         self.notes.push(text);
+    }
+
+    /// A warning PyTorch gives once a process (`TORCH_WARN_ONCE`): noted the
+    /// first time only.
+    pub fn note_once(&mut self, text: &str) {
+        if self.noted_once.insert(text.to_string()) {
+            self.notes.push(text.to_string());
+        }
     }
 
     /// Whether `take_notes` has something to give.
