@@ -342,6 +342,8 @@ impl Backward {
             | Backward::Select { .. }
             | Backward::SelectReduce { .. }
             | Backward::ConstantPad { .. }
+            | Backward::Im2Col { .. }
+            | Backward::Col2Im { .. }
             | Backward::Cumsum { .. }
             | Backward::Amax { .. }
             | Backward::Logsumexp { .. }

@@ -613,6 +613,10 @@ impl Backward {
             Backward::ConstantPad { pads } => {
                 vec![Some(super::pad::pad_backward(rt, mode, g, pads)?)]
             }
+            Backward::Im2Col { size, win } => {
+                vec![Some(super::fold::fold(rt, mode, g, *size, *win)?)]
+            }
+            Backward::Col2Im { win } => vec![Some(super::fold::unfold(rt, mode, g, *win)?)],
             Backward::PixelShuffle { r, inverse } => {
                 vec![Some(super::pixel_shuffle::shuffled(rt, g, *r, !*inverse)?)]
             }

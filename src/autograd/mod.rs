@@ -27,6 +27,7 @@ pub mod dual;
 pub mod einsum;
 pub mod embedding_bag;
 pub mod engine;
+pub mod fold;
 pub mod formulas;
 pub mod forward_ad;
 pub mod functional;

@@ -629,6 +629,16 @@ pub enum Backward {
     ConstantPad {
         pads: Vec<i64>,
     },
+    /// `F.unfold(x)`: the columns' gradient folded back into an image of
+    /// x's `size` (height, width).
+    Im2Col {
+        size: (usize, usize),
+        win: super::fold::Windows,
+    },
+    /// `F.fold(cols)`: the image's gradient unfolded into columns.
+    Col2Im {
+        win: super::fold::Windows,
+    },
     /// `pixel_shuffle(x, r)` (`inverse`: `pixel_unshuffle`): the gradient
     /// rearranged back.
     PixelShuffle {
@@ -1040,6 +1050,8 @@ impl Backward {
             | ConstantPad { .. }
             | Upsample { .. }
             | PixelShuffle { .. }
+            | Im2Col { .. }
+            | Col2Im { .. }
             | GatherAlong { .. }
             | ScatterAlong { .. }
             | Placed { .. }

@@ -238,3 +238,63 @@ pub fn as_strided(
         &[x],
     ))
 }
+
+/// `x.unfold(dim, size, step)`: a view of x's windows of `size` elements
+/// along `dim`, `step` apart: `dim` counts the windows and a last dim of
+/// `size` runs through each (a 0-d x gives one window of its element).
+/// Recorded as `UnfoldBackward0`, whose gradient adds each window's back
+/// into its places (overlapping windows add up), whatever x's layout.
+pub fn unfold(
+    rt: &Runtime,
+    mode: Mode,
+    x: &Tensor,
+    dim: i64,
+    size: i64,
+    step: i64,
+) -> R<Arc<Tensor>> {
+    let nd = x.ndim();
+    let d = crate::runtime::shape::norm_dim(dim, nd.max(1))?;
+    let n = x.shape().get(d).copied().unwrap_or(1) as i64;
+    if size > n {
+        return Err(Error::runtime(format!(
+            "maximum size for tensor at dimension {d} is {n} but size is {size}"
+        )));
+    }
+    if size < 0 {
+        return Err(Error::runtime(format!("size is {size} but must be >= 0")));
+    }
+    if step <= 0 {
+        return Err(Error::runtime(format!("step is {step} but must be > 0")));
+    }
+    let (size, step) = (size as usize, step as usize);
+    // The windows over a layout: x's own (the view) or a contiguous one of
+    // x's shape (where the gradient is written back).
+    let windows = |strides: &[isize]| -> (Vec<usize>, Vec<isize>) {
+        let (mut shape, mut st) = (x.shape().to_vec(), strides.to_vec());
+        if nd == 0 {
+            return (vec![size], vec![1]);
+        }
+        let along = st[d];
+        shape[d] = (shape[d] - size) / step + 1;
+        st[d] = along * step as isize;
+        shape.push(size);
+        st.push(along);
+        (shape, st)
+    };
+    let (shape, strides) = windows(x.strides());
+    let out = Arc::new(x.view(shape, strides, x.offset()));
+    let (shape, strides) = windows(&crate::runtime::shape::contiguous_strides(x.shape()));
+    let view = super::node::Geometry {
+        shape: shape.into_iter().collect(),
+        strides: strides.into_iter().collect(),
+        offset: 0,
+    };
+    Ok(record::attach_node(
+        rt,
+        mode,
+        out,
+        "UnfoldBackward0",
+        Backward::AsStrided { view },
+        &[x],
+    ))
+}

@@ -533,6 +533,7 @@ docs! {
     Method Math "clamp_max", "x.clamp_max(max)", "`x.clamp(max=max)`.", "tensor([-1., 2.]).clamp_max(0)";
     Method Tensors "type_as", "x.type_as(other)", "`x` with `other`'s dtype and device (`x.to(other.device, other.dtype)`).", "arange(3).type_as(ones(1))";
     Method Tensors "select", "x.select(dim, index)", "A view of the slice at `index` along `dim`, that dimension dropped (`x[:, i]` for dim 1), as `torch.Tensor.select`; a negative `index` counts from the end.", "arange(6).reshape(2, 3).select(1, 2)";
+    Method Tensors "unfold", "x.unfold(dimension, size, step)", "A view of x's windows of `size` elements along `dimension`, `step` apart, without a copy: `dimension` counts the windows and a new last dim runs through each (`Tensor.unfold`; `UnfoldBackward0`, which adds overlapping windows' gradients up). Patches of an image: `x.unfold(2, k, k).unfold(3, k, k)`.", "arange(8.).unfold(0, 3, 2)";
     Method Tensors "as_strided", "x.as_strided(size, stride, storage_offset=none)", "A view of x's storage with the given sizes and strides, from element `storage_offset` of the storage (x's own offset by default), as `torch.as_strided`: overlapping windows without a copy (`AsStridedBackward0`). A view past the storage is PyTorch's error.", "arange(6.).as_strided((3, 2), (2, 1))";
     Method Tensors "narrow", "x.narrow(dim, start, length)", "A view of the `length` elements from `start` along `dim` (`x[start:start + length]` on that dim), as `torch.Tensor.narrow`; a negative `start` counts from the end.", "arange(6).narrow(0, 2, 3)";
     Method Tensors "unsqueeze", "x.unsqueeze(dim)", "A view with a new dimension of size 1 at `dim` (-1: last).", "arange(3).unsqueeze(1)";
@@ -999,6 +1000,10 @@ list(s)";
     Function Training "UpsamplingBilinear2d", "UpsamplingBilinear2d(size=none, scale_factor=none)", "`Upsample` with mode `bilinear` and `align_corners=True` (`nn.UpsamplingBilinear2d`).", "UpsamplingBilinear2d(size=3)(tensor([[[[0., 1.], [2., 3.]]]]))";
     Function Training "pixel_shuffle", "pixel_shuffle(input, upscale_factor)", "[*, C * r * r, H, W] to [*, C, H * r, W * r]: each group of r * r channels interleaved into one plane r times larger, the sub-pixel convolution of super-resolution (torch.nn.functional.pixel_shuffle; `PixelShuffleBackward0`).", "pixel_shuffle(arange(8.).reshape(1, 4, 1, 2), 2)";
     Function Training "pixel_unshuffle", "pixel_unshuffle(input, downscale_factor)", "The inverse of `pixel_shuffle` (torch.nn.functional.pixel_unshuffle; `PixelUnshuffleBackward0`).", "pixel_unshuffle(arange(16.).reshape(1, 1, 4, 4), 2).shape";
+    Function Training "unfold", "unfold(input, kernel_size, dilation=1, padding=0, stride=1)", "An image batch [N, C, H, W]'s sliding windows as columns [N, C * kh * kw, L], L the windows (im2col; torch.nn.functional.unfold, `Im2ColBackward0`): a convolution is `unfold`, a matrix product and `fold`.", "unfold(arange(16.).reshape(1, 1, 4, 4), 2).shape";
+    Function Training "fold", "fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1)", "Columns [N, C * kh * kw, L] added back into the places of an image [N, C, H, W] of `output_size` their windows cover, overlaps summed (col2im; torch.nn.functional.fold, `Col2ImBackward0`): `unfold`'s adjoint.", "fold(ones(1, 4, 9), (4, 4), 2)";
+    Function Training "Unfold", "Unfold(kernel_size, dilation=1, padding=0, stride=1)", "`unfold` as a module (`nn.Unfold`).", "Unfold(2)(ones(1, 1, 3, 3)).shape";
+    Function Training "Fold", "Fold(output_size, kernel_size, dilation=1, padding=0, stride=1)", "`fold` as a module (`nn.Fold`).", "Fold((3, 3), 2)(ones(1, 4, 4)).shape";
     Function Training "PixelShuffle", "PixelShuffle(upscale_factor)", "`pixel_shuffle` as a module (`nn.PixelShuffle`).", "PixelShuffle(2)(ones(1, 8, 3, 3)).shape";
     Function Training "PixelUnshuffle", "PixelUnshuffle(downscale_factor)", "`pixel_unshuffle` as a module (`nn.PixelUnshuffle`).", "PixelUnshuffle(2)(ones(1, 2, 4, 4)).shape";
     Function Training "Unflatten", "Unflatten(dim, unflattened_size)", "Dim `dim` viewed as the dims `unflattened_size` (one may be -1), as `nn.Unflatten`: a view (`ViewBackward0`), the inverse of `Flatten` in a decoder.", "Unflatten(1, (2, 5))(ones(3, 10)).shape";
@@ -1268,6 +1273,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "ReplicationPad2d"
             | "CircularPad1d"
             | "CircularPad2d"
+            | "Unfold"
+            | "Fold"
             | "KLDivLoss"
             | "MarginRankingLoss"
             | "HingeEmbeddingLoss"
@@ -1379,6 +1386,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "upsample"
             | "pixel_shuffle"
             | "pixel_unshuffle"
+            | "unfold"
+            | "fold"
             | "kl_div"
             | "margin_ranking_loss"
             | "hinge_embedding_loss"

@@ -512,6 +512,22 @@ fn settings(
         Layer::Softmin { dim } => vec![("dim", dim.map_or(Pickled::None, int))],
         Layer::Glu { dim } => vec![("dim", int(*dim))],
         Layer::Softmax { dim, .. } => vec![("dim", dim.map_or(Pickled::None, int))],
+        Layer::Unfold { win, shown } | Layer::Fold { win, shown, .. } => {
+            let mut all = vec![];
+            if let Layer::Fold { size, .. } = layer {
+                all.push(("output_size", single(shown, "output_size", false, *size)));
+            }
+            all.extend([
+                (
+                    "kernel_size",
+                    single(shown, "kernel_size", false, win.kernel),
+                ),
+                ("dilation", single(shown, "dilation", false, win.dilation)),
+                ("padding", single(shown, "padding", false, win.padding)),
+                ("stride", single(shown, "stride", false, win.stride)),
+            ]);
+            all
+        }
         Layer::PixelShuffle {
             factor,
             inverse: false,

@@ -194,6 +194,18 @@ pub enum Layer {
         value: f64,
         shown: String,
     },
+    /// `Unfold(kernel_size, ...)`: `F.unfold`, windows as columns.
+    Unfold {
+        win: crate::autograd::fold::Windows,
+        shown: String,
+    },
+    /// `Fold(output_size, kernel_size, ...)`: `F.fold`, columns back into
+    /// an image of `size`.
+    Fold {
+        size: (usize, usize),
+        win: crate::autograd::fold::Windows,
+        shown: String,
+    },
     /// `PReLU(num_parameters)`: a learnt slope below 0, one per channel or one.
     Prelu {
         num_parameters: usize,

@@ -581,6 +581,8 @@ pub fn forward(
             crate::autograd::pixel_shuffle::pixel_shuffle(rt, mode, x, *factor, *inverse)
         }
         Layer::Unflatten { dim, sizes, .. } => unflatten(rt, mode, x, *dim, sizes),
+        Layer::Unfold { win, .. } => crate::autograd::fold::unfold(rt, mode, x, *win),
+        Layer::Fold { size, win, .. } => crate::autograd::fold::fold(rt, mode, x, *size, *win),
         Layer::Pad {
             pads, edges, value, ..
         } => match edges {

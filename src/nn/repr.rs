@@ -265,6 +265,8 @@ fn extra_repr(m: &super::Module) -> String {
         Layer::Pointwise { shown, .. }
         | Layer::Upsample { shown, .. }
         | Layer::Unflatten { shown, .. }
+        | Layer::Unfold { shown, .. }
+        | Layer::Fold { shown, .. }
         | Layer::Pad { shown, .. } => shown.clone(),
         Layer::PixelShuffle {
             factor,

@@ -112,10 +112,18 @@ pub fn norm_dim(dim: i64, ndim: usize) -> Result<usize, Error> {
     let n = ndim.max(1) as i64;
     let d = if dim < 0 { dim + n } else { dim };
     if d < 0 || d >= n {
-        return Err(Error::value_help(
-            format!("dimension {dim} is out of range for a tensor with {ndim} dimension(s)"),
-            format!("use a dimension in -{n}..{}", n - 1),
-        ));
+        // PyTorch's IndexError, word for word.
+        return Err(Error::Module {
+            class: "IndexError",
+            message: format!(
+                "Dimension out of range (expected to be in range of [-{n}, {}], but got {dim})",
+                n - 1
+            ),
+            help: Some(format!(
+                "the tensor has {ndim} dimension(s): use a dimension in -{n}..{}",
+                n - 1
+            )),
+        });
     }
     Ok(d as usize)
 }

@@ -33,6 +33,7 @@ fn layer_module(name: &str) -> Option<&'static str> {
         "Upsample" | "UpsamplingNearest2d" | "UpsamplingBilinear2d" => "upsampling",
         "PixelShuffle" | "PixelUnshuffle" => "pixelshuffle",
         "Unflatten" => "flatten",
+        "Unfold" | "Fold" => "fold",
         n if n.contains("Pad") => "padding",
         "PairwiseDistance" | "CosineSimilarity" => "distance",
         n if super::pool::CLASSES.contains(&n) => "pooling",

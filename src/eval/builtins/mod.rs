@@ -8,6 +8,7 @@
 //! - `conv.rs`: Conv1d/2d, ConvTranspose1d/2d and their functions;
 //! - `pool.rs`: the max, average and adaptive pools and their functions;
 //! - `resize.rs`: interpolate/Upsample, PixelShuffle, Unflatten, the padding layers;
+//! - `fold.rs`: F.unfold and F.fold (im2col, col2im), nn.Unfold and nn.Fold;
 //! - `composed_losses.rs`: kl_div, the margin and embedding losses, their modules;
 //! - `along.rs`: scans, softmax, var, std, norm, sort, topk, tril/triu;
 //! - `pointwise.rs`: maximum, minimum, logical ops, floor_divide,
@@ -31,6 +32,7 @@ pub(crate) mod conv;
 mod devices;
 pub(crate) mod diagonals;
 mod factories;
+pub(crate) mod fold;
 mod init;
 pub(crate) mod losses;
 pub(crate) mod masked;
@@ -456,6 +458,10 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("upsample", resize::interpolate),
     ("pixel_shuffle", resize::pixel_shuffle),
     ("pixel_unshuffle", resize::pixel_shuffle),
+    ("unfold", fold::function),
+    ("fold", fold::function),
+    ("Unfold", fold::layer),
+    ("Fold", fold::layer),
     ("Conv1d", conv::layer),
     ("Conv2d", conv::layer),
     ("ConvTranspose1d", conv::layer),

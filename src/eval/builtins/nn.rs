@@ -72,6 +72,7 @@ pub fn is_layer(name: &str) -> bool {
         || super::activations::CLASSES.contains(&name)
         || super::conv::CLASSES.contains(&name)
         || super::resize::CLASSES.contains(&name)
+        || super::fold::CLASSES.contains(&name)
         || super::pool::CLASSES.contains(&name)
         || super::super::param_containers::CLASSES.contains(&name)
         || super::composed_losses::CLASSES
@@ -974,6 +975,7 @@ mod tests {
         let activations = crate::eval::builtins::activations::CLASSES;
         let convs = crate::eval::builtins::conv::CLASSES;
         let resize = crate::eval::builtins::resize::CLASSES;
+        let fold = crate::eval::builtins::fold::CLASSES;
         let pools = crate::eval::builtins::pool::CLASSES;
         let params = crate::eval::param_containers::CLASSES;
         let losses = crate::eval::builtins::composed_losses::CLASSES
@@ -984,6 +986,7 @@ mod tests {
             .chain(activations)
             .chain(convs)
             .chain(resize)
+            .chain(fold)
             .chain(pools)
             .chain(params)
             .chain(losses)

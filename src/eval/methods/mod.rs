@@ -428,6 +428,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("swapdims_", TensorMethod(view_in_place::view_in_place)),
         ("narrow", TensorMethod(shape::narrow)),
         ("as_strided", TensorMethod(shape::as_strided)),
+        ("unfold", TensorMethod(shape::unfold)),
         ("select", TensorMethod(shape::select)),
         ("dim", TensorMethod(facts::fact)),
         ("ndimension", TensorMethod(facts::fact)),

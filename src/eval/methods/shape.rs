@@ -330,6 +330,18 @@ pub(super) fn select(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
         .map_err(at)
 }
 
+/// `x.unfold(dimension, size, step)`: a view of x's windows along
+/// `dimension` (`UnfoldBackward0`).
+pub(super) fn unfold(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let int = |name: &str| -> Result<i64, Diagnostic> {
+        b.int(name)?
+            .ok_or_else(|| Error::value(format!("unfold() needs `{name}`")).at(b.span))
+    };
+    let (dim, size, step) = (int("dimension")?, int("size")?, int("step")?);
+    let r = crate::autograd::views::unfold(&me.rt, me.grad, t, dim, size, step);
+    r.map(Value::Tensor).map_err(|e| e.at(b.span))
+}
+
 /// `x.as_strided(size, stride, storage_offset=None)`: a view of x's
 /// storage with the given sizes and strides, starting `storage_offset`
 /// elements into the storage (x's own offset by default), as PyTorch's;

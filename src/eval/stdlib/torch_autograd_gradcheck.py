@@ -93,7 +93,7 @@ def _numerical(fn, inputs, wanted, eps):
             before = [o.detach().clone() for o in _float_outputs(_outputs(fn, inputs))]
             with torch.no_grad():
                 data[at] = orig + eps
-            after = [o.detach() for o in _float_outputs(_outputs(fn, inputs))]
+            after = [o.detach().clone() for o in _float_outputs(_outputs(fn, inputs))]
             with torch.no_grad():
                 data[at] = orig
             cols.append([((a - b) / (2 * eps)).reshape(-1) for a, b in zip(after, before)])
@@ -108,7 +108,8 @@ def _analytical(output, inputs, wanted):
     cols = {j: [] for j in wanted}
     targets = [inputs[j] for j in wanted]
     for m in range(output.numel()):
-        grad_out = torch.zeros_like(output)
+        # Row-major whatever the output's layout (m counts its elements so).
+        grad_out = torch.zeros_like(output, memory_format=torch.contiguous_format)
         grad_out.view(-1)[m] = 1
         grads = torch.autograd.grad(output, targets, grad_out, retain_graph=True, allow_unused=True)
         for j, g, t in zip(wanted, grads, targets):
