@@ -633,11 +633,11 @@ pub enum Backward {
     /// x's `size` (height, width).
     Im2Col {
         size: (usize, usize),
-        win: super::fold::Windows,
+        win: crate::runtime::op::window::Windows,
     },
     /// `F.fold(cols)`: the image's gradient unfolded into columns.
     Col2Im {
-        win: super::fold::Windows,
+        win: crate::runtime::op::window::Windows,
     },
     /// `pixel_shuffle(x, r)` (`inverse`: `pixel_unshuffle`): the gradient
     /// rearranged back.

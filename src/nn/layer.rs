@@ -196,14 +196,14 @@ pub enum Layer {
     },
     /// `Unfold(kernel_size, ...)`: `F.unfold`, windows as columns.
     Unfold {
-        win: crate::autograd::fold::Windows,
+        win: crate::runtime::op::window::Windows,
         shown: String,
     },
     /// `Fold(output_size, kernel_size, ...)`: `F.fold`, columns back into
     /// an image of `size`.
     Fold {
         size: (usize, usize),
-        win: crate::autograd::fold::Windows,
+        win: crate::runtime::op::window::Windows,
         shown: String,
     },
     /// `PReLU(num_parameters)`: a learnt slope below 0, one per channel or one.

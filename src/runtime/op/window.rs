@@ -93,3 +93,66 @@ impl Geometry {
         )
     }
 }
+
+/// `F.unfold`'s and `F.fold`'s windows, each setting (height, width).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Windows {
+    pub kernel: (usize, usize),
+    pub dilation: (usize, usize),
+    pub padding: (usize, usize),
+    pub stride: (usize, usize),
+}
+
+impl Windows {
+    /// How many windows fit along each side of an image `(h, w)`, as
+    /// PyTorch computes it (negative when none fit).
+    pub fn blocks(&self, (h, w): (usize, usize)) -> (i64, i64) {
+        let one = |n: usize, k: usize, d: usize, p: usize, s: usize| {
+            (n as i64 + 2 * p as i64 - (d as i64 * (k as i64 - 1) + 1)) / s as i64 + 1
+        };
+        (
+            one(
+                h,
+                self.kernel.0,
+                self.dilation.0,
+                self.padding.0,
+                self.stride.0,
+            ),
+            one(
+                w,
+                self.kernel.1,
+                self.dilation.1,
+                self.padding.1,
+                self.stride.1,
+            ),
+        )
+    }
+
+    pub fn geometry(&self, (oh, ow): (i64, i64)) -> Geometry {
+        Geometry {
+            kernel: self.kernel,
+            stride: self.stride,
+            padding: self.padding,
+            dilation: self.dilation,
+            groups: 1,
+            out: (oh as usize, ow as usize),
+        }
+    }
+
+    pub fn check(&self) -> Result<(), Error> {
+        let pairs = [
+            (self.kernel, "kernel size"),
+            (self.dilation, "dilation"),
+            (self.stride, "stride"),
+        ];
+        for ((a, b), what) in pairs {
+            if a == 0 || b == 0 {
+                return Err(Error::runtime(format!(
+                    "{what} should be greater than zero, but got {what}_height: {a} {what}_width: {b}"
+                )
+                .replace("kernel size_", "kernel_")));
+            }
+        }
+        Ok(())
+    }
+}
