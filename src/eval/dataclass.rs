@@ -282,6 +282,33 @@ impl Interp {
     ) -> Result<(), Diagnostic> {
         let class = &object.class;
         let fields = fields_of(class);
+        // PyTorch's `torch.return_types.*` are structseqs: made from one
+        // sequence of the fields' values (`type(r)(x for x in r)`).
+        let args = match (
+            class.name.starts_with(super::value::RETURN_TYPES),
+            args.as_slice(),
+        ) {
+            (true, [one]) if one.keyword.is_none() && fields.len() != 1 => {
+                let (value, at) = (one.value.clone(), one.span);
+                let items = self.iterated(value, at)?;
+                if items.len() != fields.len() {
+                    return Err(type_error(
+                        format!(
+                            "{} takes a {}-sequence ({}-sequence given)",
+                            class.name,
+                            fields.len(),
+                            items.len()
+                        ),
+                        at,
+                    ));
+                }
+                items
+                    .into_iter()
+                    .map(|v| ArgVal::positional(v, at))
+                    .collect()
+            }
+            _ => args,
+        };
         let init = format!("{}.__init__()", class.name);
         let mut given: Vec<Option<Value>> = vec![None; fields.len()];
         let positional = args.iter().filter(|a| a.keyword.is_none()).count();
