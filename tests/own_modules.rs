@@ -186,6 +186,37 @@ print(helper.largest(torch.zeros(2)))
     assert!(err.contains("main.py:4:"), "{err}");
 }
 
+/// A module first imported inside a function (`import inner` in a
+/// function's body) runs at its own top level: an error in one of its
+/// functions points into its file, not into the importing module's.
+#[test]
+fn a_module_imported_inside_a_function_keeps_its_own_file() {
+    let main = program(
+        "import_inside",
+        &[
+            (
+                "main.py",
+                "import outer\n\nprint(outer.run(2))\n",
+            ),
+            (
+                "outer.py",
+                "# outer\n# two lines of comments\ndef run(x):\n    import inner\n    return inner.check(x)\n",
+            ),
+            (
+                "inner.py",
+                "def check(x):\n    if x > 1:\n        raise ValueError(f\"{x} is too large\")\n    return x\n",
+            ),
+        ],
+    );
+    let (out, err, code) = script(&main, &[]);
+    assert_eq!(code, Some(1));
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("ValueError: 2 is too large"), "{err}");
+    assert!(err.contains("inner.py:3:"), "{err}");
+    assert!(err.contains("raise ValueError"), "{err}");
+    assert!(err.contains("outer.py:5:"), "{err}");
+}
+
 /// `spawn`'s ranks import the module again, as spawned processes do.
 #[test]
 fn spawned_ranks_import_the_module_again() {

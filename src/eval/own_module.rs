@@ -385,6 +385,11 @@ impl Interp {
         lock(&IMPORTED).push(Arc::clone(&module));
         let outer = std::mem::replace(&mut self.vars, table);
         let outer_source = self.source.replace(Arc::clone(&source));
+        // A module first imported inside a function (a stdlib function
+        // reaching `torch.linalg.det`) runs its body at its own top level:
+        // its functions are the module's text, closing over nothing of
+        // the caller's.
+        let outer_frames = std::mem::take(&mut self.frames);
         let mut ran = Ok(());
         // A module's body shows no values (its docstring is no output),
         // also when a REPL cell or a notebook imports it.
@@ -396,6 +401,7 @@ impl Interp {
             }
         }
         self.quiet -= 1;
+        self.frames = outer_frames;
         self.source = outer_source;
         let table = std::mem::replace(&mut self.vars, outer);
         self.parked.push(table);
