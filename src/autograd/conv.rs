@@ -744,10 +744,22 @@ pub fn pool_again(
     which: Option<&Arc<Tensor>>,
     geom: &Geometry,
 ) -> R<Arc<Tensor>> {
-    use super::create_graph as cg;
     let Some(which) = which else {
         return average(rt, mode, g, geom.clone(), "AvgPool2DBackward0");
     };
+    at_places(rt, mode, g, which)
+}
+
+/// `g` [..., H, W] read at `which` (each element's place `h * W + w` in
+/// its plane), in `which`'s shape: the gradient of a max pool's gradient,
+/// and of `max_unpool2d`. Recorded when `mode` is on.
+pub fn at_places(
+    rt: &mut Runtime,
+    mode: Mode,
+    g: &Arc<Tensor>,
+    which: &Arc<Tensor>,
+) -> R<Arc<Tensor>> {
+    use super::create_graph as cg;
     let nd = g.ndim();
     let plane = |t: &Tensor| -> Vec<usize> {
         let s = t.shape();

@@ -343,6 +343,7 @@ impl Backward {
             | Backward::SelectReduce { .. }
             | Backward::ConstantPad { .. }
             | Backward::Im2Col { .. }
+            | Backward::MaxUnpool { .. }
             | Backward::Col2Im { .. }
             | Backward::Cumsum { .. }
             | Backward::Amax { .. }

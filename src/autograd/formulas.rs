@@ -613,6 +613,10 @@ impl Backward {
             Backward::ConstantPad { pads } => {
                 vec![Some(super::pad::pad_backward(rt, mode, g, pads)?)]
             }
+            Backward::MaxUnpool { which } => {
+                let which = &which.get(name)?;
+                vec![Some(super::conv::at_places(rt, mode, g, which)?)]
+            }
             Backward::Im2Col { size, win } => {
                 vec![Some(super::fold::fold(rt, mode, g, *size, *win)?)]
             }

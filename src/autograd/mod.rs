@@ -60,6 +60,7 @@ pub mod sdp;
 pub mod slices;
 pub mod sparse;
 pub mod step_ops;
+pub mod unpool;
 pub mod upsample;
 pub mod variable;
 pub mod views;

@@ -629,6 +629,10 @@ pub enum Backward {
     ConstantPad {
         pads: Vec<i64>,
     },
+    /// `max_unpool2d(x, indices)`: the gradient read at the places.
+    MaxUnpool {
+        which: Saved,
+    },
     /// `F.unfold(x)`: the columns' gradient folded back into an image of
     /// x's `size` (height, width).
     Im2Col {
@@ -1034,7 +1038,7 @@ impl Backward {
                 .into_iter()
                 .flatten()
                 .collect(),
-            MaxPool { which, .. } => vec![which],
+            MaxPool { which, .. } | MaxUnpool { which } => vec![which],
             Pooled { which, .. } => which.iter().collect(),
             BatchNorm {
                 x,

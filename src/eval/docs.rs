@@ -1052,7 +1052,13 @@ list(s)";
     Function Training "conv_transpose2d", "conv_transpose2d(input, weight, bias=none, stride=1, padding=0, output_padding=0, groups=1, dilation=1)", "A transposed 2-D convolution, as torch.nn.functional.conv_transpose2d (`ConvTranspose2d`'s computation).", "conv_transpose2d(ones(1, 1, 2, 2), ones(1, 1, 2, 2), stride=2)";
     Function Training "conv_transpose1d", "conv_transpose1d(input, weight, bias=none, stride=1, padding=0, output_padding=0, groups=1, dilation=1)", "A transposed 1-D convolution, as torch.nn.functional.conv_transpose1d.", "conv_transpose1d(ones(1, 1, 3), ones(1, 1, 2), stride=2)";
     Function Training "max_pool1d", "max_pool1d(input, kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false, return_indices=false)", "Each window's largest element along the last dim, as torch.nn.functional.max_pool1d.", "max_pool1d(arange(8.).reshape(1, 2, 4), 2)";
-    Function Training "max_pool2d", "max_pool2d(input, kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false, return_indices=false)", "Each window's largest element, as torch.nn.functional.max_pool2d.", "max_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
+    Function Training "max_pool2d", "max_pool2d(input, kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false, return_indices=false)", "Each window's largest element, as torch.nn.functional.max_pool2d; with `return_indices=true`, also where each was (its place `h * W + w` in its plane), for `max_unpool2d`.", "max_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
+    Function Training "max_pool2d_with_indices", "max_pool2d_with_indices(input, kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false, return_indices=true)", "`max_pool2d` with `return_indices=true`: (maxima, places) (torch.nn.functional.max_pool2d_with_indices).", "max_pool2d_with_indices(arange(16.).reshape(1, 1, 4, 4), 2)[1]";
+    Function Training "max_pool1d_with_indices", "max_pool1d_with_indices(input, kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false, return_indices=true)", "`max_pool1d` with `return_indices=true`: (maxima, positions) (torch.nn.functional.max_pool1d_with_indices).", "max_pool1d_with_indices(arange(8.).reshape(1, 1, 8), 2)[1]";
+    Function Training "max_unpool2d", "max_unpool2d(input, indices, kernel_size, stride=none, padding=0, output_size=none)", "A max pool's outputs written back at the places its `return_indices=true` gave, zeros elsewhere (torch.nn.functional.max_unpool2d; `MaxUnpool2DBackward0`): the output `(H - 1) * stride - 2 * padding + kernel_size` high and wide unless `output_size` says another within a stride of it.", "x = arange(16.).reshape(1, 1, 4, 4)\nout, where = max_pool2d(x, 2, return_indices=true)\nmax_unpool2d(out, where, 2)";
+    Function Training "max_unpool1d", "max_unpool1d(input, indices, kernel_size, stride=none, padding=0, output_size=none)", "`max_unpool2d` over sequences [N, C, L] (torch.nn.functional.max_unpool1d).", "out, where = max_pool1d(arange(6.).reshape(1, 1, 6), 2, return_indices=true)\nmax_unpool1d(out, where, 2)";
+    Function Training "MaxUnpool2d", "MaxUnpool2d(kernel_size, stride=none, padding=0)", "`max_unpool2d` as a module (`nn.MaxUnpool2d`): `unpool(x, indices, output_size=none)`, a SegNet decoder's upsampling.", "MaxUnpool2d(2)";
+    Function Training "MaxUnpool1d", "MaxUnpool1d(kernel_size, stride=none, padding=0)", "`max_unpool1d` as a module (`nn.MaxUnpool1d`).", "MaxUnpool1d(2)";
     Function Training "avg_pool1d", "avg_pool1d(input, kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true)", "Each window's mean along the last dim, as torch.nn.functional.avg_pool1d.", "avg_pool1d(arange(8.).reshape(1, 2, 4), 2)";
     Function Training "avg_pool2d", "avg_pool2d(input, kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true, divisor_override=none)", "Each window's mean, as torch.nn.functional.avg_pool2d.", "avg_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
     Function Training "adaptive_avg_pool1d", "adaptive_avg_pool1d(input, output_size)", "The average pool to `output_size` along the last dim, as torch.nn.functional.adaptive_avg_pool1d (sizes that divide evenly).", "adaptive_avg_pool1d(arange(8.).reshape(1, 2, 4), 1)";
@@ -1292,6 +1298,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "ConvTranspose2d"
             | "MaxPool1d"
             | "MaxPool2d"
+            | "MaxUnpool1d"
+            | "MaxUnpool2d"
             | "AvgPool1d"
             | "AvgPool2d"
             | "AdaptiveAvgPool1d"
@@ -1404,6 +1412,10 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "conv_transpose2d"
             | "max_pool1d"
             | "max_pool2d"
+            | "max_pool1d_with_indices"
+            | "max_pool2d_with_indices"
+            | "max_unpool1d"
+            | "max_unpool2d"
             | "avg_pool1d"
             | "avg_pool2d"
             | "adaptive_avg_pool1d"

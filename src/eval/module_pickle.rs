@@ -382,13 +382,14 @@ fn settings(
             padding,
             dilation,
             ceil_mode,
+            return_indices,
             shown,
         } => vec![
             ("kernel_size", single(shown, "kernel_size", *one_d, *kernel)),
             ("stride", single(shown, "stride", *one_d, *stride)),
             ("padding", single(shown, "padding", *one_d, *padding)),
             ("dilation", single(shown, "dilation", *one_d, *dilation)),
-            ("return_indices", b(false)),
+            ("return_indices", b(*return_indices)),
             ("ceil_mode", b(*ceil_mode)),
         ],
         Layer::Pool {
@@ -411,6 +412,17 @@ fn settings(
         // AvgPool1d has no `divisor_override`.
         .chain((!*one_d).then_some(("divisor_override", Pickled::None)))
         .collect(),
+        Layer::MaxUnpool {
+            one_d,
+            kernel,
+            stride,
+            padding,
+            shown,
+        } => vec![
+            ("kernel_size", single(shown, "kernel_size", *one_d, *kernel)),
+            ("stride", single(shown, "stride", *one_d, *stride)),
+            ("padding", single(shown, "padding", *one_d, *padding)),
+        ],
         Layer::AdaptivePool {
             max,
             one_d,

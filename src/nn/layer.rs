@@ -74,6 +74,18 @@ pub enum Layer {
         dilation: (usize, usize),
         /// A max pool's `ceil_mode=True`: windows past the edge kept.
         ceil_mode: bool,
+        /// A max pool's `return_indices=True`: its forward gives (maxima,
+        /// their places).
+        return_indices: bool,
+        shown: String,
+    },
+    /// `MaxUnpool2d(kernel_size, stride=None, padding=0)` and its 1-d form:
+    /// `max_unpool2d` with these settings, given the indices.
+    MaxUnpool {
+        one_d: bool,
+        kernel: (usize, usize),
+        stride: (usize, usize),
+        padding: (usize, usize),
         shown: String,
     },
     /// `AdaptiveAvgPool2d(output_size)`, `AdaptiveMaxPool2d` (`max`) and

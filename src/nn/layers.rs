@@ -497,6 +497,19 @@ pub fn forward(
         Layer::AdaptivePool {
             max, one_d, out, ..
         } => adaptive_pool(rt, mode, x, (*max, *one_d), *out),
+        Layer::MaxUnpool {
+            one_d,
+            kernel,
+            stride,
+            padding,
+            ..
+        } => {
+            let indices = inputs.get(1).ok_or_else(|| {
+                Error::value("MaxUnpool2d needs the pool's indices: unpool(x, indices)")
+            })?;
+            let settings = (*kernel, *stride, *padding);
+            max_unpool(rt, mode, (x, indices), *one_d, settings, None)
+        }
         Layer::RmsNorm {
             normalized_shape,
             eps,
@@ -932,6 +945,123 @@ pub fn adaptive_pool(
         true => pool1d(rt, mode, x, pool1d_name(max, true), |rt, image| {
             adaptive_pool2d(rt, mode, image, max, out)
         }),
+    }
+}
+
+/// A max pool of `x` and where each maximum was (`return_indices=True`):
+/// for a 2-d pool its place `h * W + w` in its plane, for a 1-d one its
+/// position along L (the 2-d pool's of a 1 x L image).
+pub fn max_pool_with_indices(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    one_d: bool,
+    (kernel, stride, padding, dilation): crate::autograd::window::PoolSettings,
+    ceil_mode: bool,
+) -> Result<(Arc<Tensor>, Arc<Tensor>), Error> {
+    let image = match one_d {
+        false => Arc::clone(x),
+        true => {
+            if x.ndim() != 2 && x.ndim() != 3 {
+                return Err(Error::shape(format!(
+                    "max_pool1d() Expected 2D or 3D input tensor, but got {}",
+                    crate::runtime::shape::fmt_shape(x.shape())
+                )));
+            }
+            crate::autograd::views::unsqueeze(rt, mode, x, -2)?
+        }
+    };
+    let hw = image_size(&image, "pooling")?;
+    let mut geom = crate::autograd::conv::Geometry::new(hw, kernel, stride, padding, dilation, 1)?;
+    if ceil_mode {
+        geom = geom.ceil(hw);
+    }
+    let (out, places) = crate::autograd::conv::max_pool2d_with_indices(rt, mode, &image, geom)?;
+    match one_d {
+        false => Ok((out, places)),
+        true => {
+            let out = crate::autograd::views::squeeze(rt, mode, &out, -2)?;
+            let places = Arc::new(crate::runtime::op::view::squeeze(&places, Some(-2))?);
+            Ok((out, places))
+        }
+    }
+}
+
+/// `max_unpool2d(x, indices, kernel, stride, padding, output_size)` (and
+/// `max_unpool1d`, `one_d`, as PyTorch's: over [.., L, 1] images): the
+/// output's size PyTorch's `_unpool_output_size` gives, that is
+/// `(in - 1) * stride - 2 * padding + kernel`, unless `output_size` (its
+/// last one or two sizes) says another within a stride of it.
+pub fn max_unpool(
+    rt: &mut Runtime,
+    mode: Mode,
+    (x, indices): (&Arc<Tensor>, &Arc<Tensor>),
+    one_d: bool,
+    (kernel, stride, padding): ((usize, usize), (usize, usize), (usize, usize)),
+    output_size: Option<&[usize]>,
+) -> Result<Arc<Tensor>, Error> {
+    let k = if one_d { 1 } else { 2 };
+    if x.ndim() < k {
+        return Err(Error::runtime(format!(
+            "Input to max_unpooling{k}d should be a {}d or {}d Tensor, but got a tensor with {} dimensions.",
+            k + 1,
+            k + 2,
+            x.ndim()
+        )));
+    }
+    // (size, kernel, stride, padding) of each unpooled dim.
+    let dims: Vec<(usize, usize, usize, usize)> = match one_d {
+        true => vec![(x.shape()[x.ndim() - 1], kernel.1, stride.1, padding.1)],
+        false => vec![
+            (x.shape()[x.ndim() - 2], kernel.0, stride.0, padding.0),
+            (x.shape()[x.ndim() - 1], kernel.1, stride.1, padding.1),
+        ],
+    };
+    let default: Vec<i64> = dims
+        .iter()
+        .map(|&(n, k, s, p)| (n as i64 - 1) * s as i64 - 2 * p as i64 + k as i64)
+        .collect();
+    let size: Vec<i64> = match output_size {
+        None => default.clone(),
+        Some(given) => {
+            let given = match given.len() {
+                n if n == k + 2 || n == k + 1 => &given[n - k..],
+                n if n == k => given,
+                n => {
+                    return Err(Error::value(format!(
+                        "output_size should be a sequence containing {k} or {} elements, but it has a length of '{n}'",
+                        k + 2
+                    )))
+                }
+            };
+            for (d, (&g, (&want, &(_, _, s, _)))) in
+                given.iter().zip(default.iter().zip(&dims)).enumerate()
+            {
+                let (lo, hi) = (want - s as i64, want + s as i64);
+                if (g as i64) <= lo || (g as i64) >= hi {
+                    let parts: Vec<String> = given.iter().map(|n| n.to_string()).collect();
+                    let shown = match parts.len() {
+                        1 => format!("({},)", parts[0]),
+                        _ => format!("({})", parts.join(", ")),
+                    };
+                    return Err(Error::value(format!(
+                        "invalid output_size \"{shown}\" (dim {d} must be between {lo} and {hi})"
+                    )));
+                }
+            }
+            given.iter().map(|&g| g as i64).collect()
+        }
+    };
+    let size: Vec<usize> = size.iter().map(|&n| n.max(0) as usize).collect();
+    match one_d {
+        false => crate::autograd::unpool::max_unpool2d(rt, mode, x, indices, (size[0], size[1])),
+        true => {
+            let image = crate::autograd::views::unsqueeze(rt, mode, x, -1)?;
+            let places = Arc::new(crate::runtime::op::view::unsqueeze(indices, -1)?);
+            let out =
+                crate::autograd::unpool::max_unpool2d(rt, mode, &image, &places, (size[0], 1))?;
+            crate::autograd::views::squeeze(rt, mode, &out, -1)
+        }
     }
 }
 

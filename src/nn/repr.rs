@@ -245,6 +245,7 @@ fn extra_repr(m: &super::Module) -> String {
         }
         Layer::Conv { shown, .. }
         | Layer::Pool { shown, .. }
+        | Layer::MaxUnpool { shown, .. }
         | Layer::AdaptivePool { shown, .. } => shown.clone(),
         Layer::Embedding {
             num_embeddings,

@@ -1,6 +1,7 @@
 //! The pools: `nn.MaxPool1d`/`2d`, `nn.AvgPool1d`/`2d`, the adaptive ones
 //! (`AdaptiveAvgPool1d`/`2d`, `AdaptiveMaxPool1d`/`2d`) and their functions
-//! (`F.max_pool1d`, `F.adaptive_avg_pool2d`, ...), their settings read and
+//! (`F.max_pool1d`, `F.adaptive_avg_pool2d`, ...), `nn.MaxUnpool1d`/`2d`
+//! and `F.max_unpool1d`/`2d`, their settings read and
 //! shown as PyTorch's. A 1-d pool's settings are kept as a 2-d one's over a
 //! 1 x L image, as PyTorch computes it.
 
@@ -24,6 +25,8 @@ pub const CLASSES: &[&str] = &[
     "AdaptiveAvgPool2d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
 ];
 
 /// A pool's kernel, stride (the kernel's unless given), padding and
@@ -43,7 +46,6 @@ fn settings(b: &Bound, max: bool, one_d: bool) -> Result<(PoolSettings, bool), D
     let ceil_mode = b.bool("ceil_mode", false)?;
     let refused = [
         ("ceil_mode", !max && ceil_mode),
-        ("return_indices", max && b.bool("return_indices", false)?),
         (
             "count_include_pad",
             !max && !b.bool("count_include_pad", true)?,
@@ -53,7 +55,7 @@ fn settings(b: &Bound, max: bool, one_d: bool) -> Result<(PoolSettings, bool), D
     if let Some((flag, _)) = refused.iter().find(|(_, on)| *on) {
         return Err(Error::value_help(
             format!("{}'s {flag} is not in cudash yet", b.func),
-            "leave it at its default: an average pool's windows inside the padded image, padding counted; no indices",
+            "leave it at its default: an average pool's windows inside the padded image, padding counted",
         )
         .at(b.span_of(flag)));
     }
@@ -77,6 +79,28 @@ fn shown(b: &Bound, name: &str, (h, w): (usize, usize), one_d: bool, tuple: bool
 pub(super) fn layer(_: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let one_d = name.ends_with("1d");
     let max = name.contains("Max");
+    if name.starts_with("MaxUnpool") {
+        let (kernel, stride, padding) = unpool_settings(b, one_d)?;
+        // PyTorch keeps each as `_pair(...)` (`_single` in 1-d).
+        let tuple = |(h, w): (usize, usize)| match one_d {
+            true => format!("({w},)"),
+            false => format!("({h}, {w})"),
+        };
+        let shown = format!(
+            "kernel_size={}, stride={}, padding={}",
+            tuple(kernel),
+            tuple(stride),
+            tuple(padding)
+        );
+        let layer = Layer::MaxUnpool {
+            one_d,
+            kernel,
+            stride,
+            padding,
+            shown,
+        };
+        return Ok(Value::Module(Module::new(name, layer).into_ref()));
+    }
     if name.starts_with("Adaptive") {
         let out = setting(b, "output_size", None, (one_d, 1))?;
         let shown = format!("output_size={}", shown(b, "output_size", out, one_d, false));
@@ -115,6 +139,7 @@ pub(super) fn layer(_: &mut Interp, name: &'static str, b: &Bound) -> Out {
         padding,
         dilation,
         ceil_mode,
+        return_indices: max && b.bool("return_indices", false)?,
         shown: text,
     };
     Ok(Value::Module(Module::new(name, layer).into_ref()))
@@ -124,8 +149,18 @@ pub(super) fn layer(_: &mut Interp, name: &'static str, b: &Bound) -> Out {
 /// `max_pool2d`, `avg_pool1d`, `avg_pool2d`.
 pub(super) fn function(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
-    let (one_d, max) = (name.ends_with("1d"), name.starts_with("max"));
+    let one_d = name.ends_with("1d") || name == "max_pool1d_with_indices";
+    let max = name.starts_with("max");
     let (pool, ceil_mode) = settings(b, max, one_d)?;
+    // `return_indices=True` (`max_pool2d_with_indices`): (maxima, places).
+    if max && (name.ends_with("with_indices") || b.bool("return_indices", false)?) {
+        let r = layers::max_pool_with_indices(&mut me.rt, me.grad, &x, one_d, pool, ceil_mode);
+        let (out, places) = r.map_err(|e| e.at(b.span))?;
+        return Ok(Value::List(std::sync::Arc::new(vec![
+            Value::Tensor(out),
+            Value::Tensor(places),
+        ])));
+    }
     let kind = (max, one_d);
     b.result(layers::pool(&mut me.rt, me.grad, &x, kind, pool, ceil_mode))
 }
@@ -144,4 +179,62 @@ pub(super) fn adaptive(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     }
     let kind = (max, one_d);
     b.result(layers::adaptive_pool(&mut me.rt, me.grad, &x, kind, out))
+}
+
+/// An unpool's kernel, stride and padding, each (height, width).
+type UnpoolSettings = ((usize, usize), (usize, usize), (usize, usize));
+
+/// An unpool's kernel, stride (the kernel's unless given) and padding.
+fn unpool_settings(b: &Bound, one_d: bool) -> Result<UnpoolSettings, Diagnostic> {
+    let kernel = setting(b, "kernel_size", None, (one_d, 1))?;
+    let stride = match b.given("stride") {
+        None | Some((Value::None, _)) => kernel,
+        Some(_) => setting(b, "stride", None, (one_d, 1))?,
+    };
+    let padding = setting(b, "padding", Some(0), (one_d, 0))?;
+    Ok((kernel, stride, padding))
+}
+
+/// `output_size` given to an unpool: sizes (an int list, a `torch.Size`).
+pub(crate) fn output_size(
+    v: &Value,
+    span: crate::lang::Span,
+) -> Result<Option<Vec<usize>>, Diagnostic> {
+    let v = match v {
+        Value::None => return Ok(None),
+        Value::Size(items) => Value::List(items.clone()),
+        other => other.clone(),
+    };
+    let items = super::super::args::flatten(&v, span)?;
+    items
+        .iter()
+        .map(|(x, s)| match x {
+            Value::Int(i) if *i >= 0 => Ok(*i as usize),
+            other => {
+                Err(Error::wrong_type("output_size", "a list of sizes", other.type_name()).at(*s))
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
+/// `F.max_unpool1d(input, indices, kernel_size, stride=None, padding=0,
+/// output_size=None)`, `F.max_unpool2d`.
+pub(super) fn unpool(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
+    let (x, indices) = (b.tensor("input")?, b.tensor("indices")?);
+    let one_d = name.ends_with("1d");
+    let settings = unpool_settings(b, one_d)?;
+    let size = match b.given("output_size") {
+        Some((v, span)) => output_size(v, *span)?,
+        None => None,
+    };
+    let r = layers::max_unpool(
+        &mut me.rt,
+        me.grad,
+        (&x, &indices),
+        one_d,
+        settings,
+        size.as_deref(),
+    );
+    b.result(r)
 }

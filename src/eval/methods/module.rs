@@ -479,6 +479,35 @@ impl Interp {
                 return self.recurrent_forward(m, args, span)
             }
             Layer::MultiheadAttention(_) => return self.attention_forward(m, args, span),
+            Layer::MaxUnpool { .. } => return self.unpool_forward(m, args, span),
+            Layer::Pool {
+                return_indices: true,
+                one_d,
+                kernel,
+                stride,
+                padding,
+                dilation,
+                ceil_mode,
+                ..
+            } => {
+                let inputs = input_tensors(&args, &type_name)?;
+                let x = inputs.first().ok_or_else(|| {
+                    type_error(format!(
+                        "{type_name}.forward() missing 1 required positional argument: 'input'"
+                    ))
+                    .at(span)
+                })?;
+                let settings = (kernel, stride, padding, dilation);
+                let (rt, mode) = (&mut self.rt, self.grad);
+                let r = crate::nn::layers::max_pool_with_indices(
+                    rt, mode, x, one_d, settings, ceil_mode,
+                );
+                let (out, places) = r.map_err(|e| e.at(span))?;
+                return Ok(Value::List(Arc::new(vec![
+                    Value::Tensor(out),
+                    Value::Tensor(places),
+                ])));
+            }
             Layer::ComposedLoss(loss) => {
                 let inputs = input_tensors(&args, &type_name)?;
                 let weight = lock(m)
@@ -1313,4 +1342,74 @@ pub(super) fn register_forward_hook(
     };
     let handle = crate::autograd::hooks::register_in(hooks, Arc::new(f));
     Ok(Value::HookHandle(Arc::new(handle)))
+}
+
+impl Interp {
+    /// `unpool(input, indices, output_size=None)` of a built-in
+    /// `MaxUnpool1d`/`MaxUnpool2d`.
+    fn unpool_forward(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
+        let (layer, type_name) = {
+            let module = lock(m);
+            (module.layer.clone(), module.type_name.clone())
+        };
+        let Layer::MaxUnpool {
+            one_d,
+            kernel,
+            stride,
+            padding,
+            ..
+        } = layer
+        else {
+            return Err(Error::value("internal error: not an unpool").at(span));
+        };
+        let mut slots: [Option<&ArgVal>; 3] = [None, None, None];
+        for (k, a) in args.iter().enumerate() {
+            let at = match a.keyword.as_ref().map(|n| n.name.as_str()) {
+                None if k < 3 => k,
+                Some("input") => 0,
+                Some("indices") => 1,
+                Some("output_size") => 2,
+                Some(other) => {
+                    return Err(type_error(format!(
+                        "{type_name}.forward() got an unexpected keyword argument '{other}'"
+                    ))
+                    .at(a.span))
+                }
+                None => {
+                    return Err(type_error(format!(
+                        "{type_name}.forward() takes from 3 to 4 positional arguments but {} were given",
+                        args.len() + 1
+                    ))
+                    .at(a.span))
+                }
+            };
+            slots[at] = Some(a);
+        }
+        let tensor = |k: usize, what: &str| -> Result<Arc<Tensor>, Diagnostic> {
+            let a = slots[k].ok_or_else(|| {
+                type_error(format!(
+                    "{type_name}.forward() missing 1 required positional argument: '{what}'"
+                ))
+                .at(span)
+            })?;
+            to_tensor(&a.value)
+                .ok_or_else(|| Error::wrong_type(what, "a tensor", a.value.type_name()).at(a.span))
+        };
+        let (x, indices) = (tensor(0, "input")?, tensor(1, "indices")?);
+        let size = match slots[2] {
+            Some(a) => crate::eval::builtins::pool::output_size(&a.value, a.span)?,
+            None => None,
+        };
+        let (rt, mode) = (&mut self.rt, self.grad);
+        let settings = (kernel, stride, padding);
+        let r = crate::nn::layers::max_unpool(
+            rt,
+            mode,
+            (&x, &indices),
+            one_d,
+            settings,
+            size.as_deref(),
+        );
+        r.map(Value::Tensor).map_err(|e| e.at(span))
+    }
 }
