@@ -3,7 +3,11 @@
 `hessian`, `functional_call` and `stack_module_state`, with PyTorch 2.15's
 results, shapes and errors.
 
-Two differences, both in how the work is done, never in the values:
+Two differences, both in how the work is done; the values agree to
+rounding (a matrix product of one element, as the loop computes it, adds
+in another order than the row of PyTorch's batched product, so a value
+can differ in its last bits, and `torch.equal` with a batched formula can
+fail where PyTorch's holds):
 
 - `vmap` calls the function once per element of the mapped dimension and
   stacks the results (warned once). PyTorch's runs each op once over the
@@ -24,7 +28,8 @@ _LOOP = (
     "torch.vmap: cudash runs the function once per element of the mapped dimension "
     "and stacks the results; PyTorch's vmap runs each op once over the whole batch, "
     "so PyTorch launches fewer kernels, takes less time and memory than cudash shows "
-    "(the values are the same)"
+    "(the values agree to rounding: a product of one element adds in another order "
+    "than a row of PyTorch's batched one)"
 )
 
 # Whether the loop's note was shown (once a session).
