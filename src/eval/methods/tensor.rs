@@ -22,9 +22,9 @@ use crate::runtime::{DType, Device, Tensor};
 
 type Out = Result<Value, Diagnostic>;
 
-/// `x.to(device | dtype, non_blocking=false)`: `x` itself when nothing changes.
-/// `x.to(target)`, `x.to(device=…, dtype=…)`: the dtype first, then the
-/// device (one or both); `x` itself when nothing changes.
+/// `x.to(device | dtype | other, non_blocking=false)`, `x.to(device=…,
+/// dtype=…)`: the dtype first, then the device (one or both; another
+/// tensor's both); `x` itself when nothing changes.
 /// CUDA device `i` (an int given as a device), checked.
 pub(super) fn cuda_index(me: &Interp, i: i64) -> Result<Device, Error> {
     let i = u32::try_from(i)
@@ -56,6 +56,11 @@ pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -
         // `x.to(rank)`: CUDA device `rank`, as PyTorch reads an int.
         Some((Value::Int(i), s)) if device.is_none() => {
             device = Some(cuda_index(me, i).map_err(|e| e.at(s))?)
+        }
+        // `x.to(other)`: other's dtype and device, as PyTorch's.
+        Some((Value::Tensor(other), _)) if device.is_none() && dtype.is_none() => {
+            device = Some(other.device());
+            dtype = Some(other.dtype());
         }
         Some((v @ (Value::Device(_) | Value::DType(_)), s)) => {
             let what = match v {

@@ -28,6 +28,10 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_distributions.py"),
     ),
     (
+        "torch.distributions.kl",
+        include_str!("torch_distributions_kl.py"),
+    ),
+    (
         "torch.utils.data._concat",
         include_str!("torch_utils_data_concat.py"),
     ),
@@ -290,6 +294,8 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "slogdet", "torch._more"),
     ("torch", "logdet", "torch._more"),
     ("torch.linalg", "matrix_power", "torch._more"),
+    ("torch.linalg", "cholesky", "torch._more"),
+    ("torch.linalg", "solve_triangular", "torch._more"),
     ("torch.nn.functional", "gumbel_softmax", "torch._more"),
     ("torch", "index_fill", "torch._sorting"),
     ("torch", "index_copy", "torch._sorting"),

@@ -881,6 +881,78 @@ def sgn(input):
     return input.sign()
 
 
+# ---- factorizations -------------------------------------------------------
+
+
+def cholesky(A, *, upper=False, out=None):
+    """The lower triangular L with L L^T = A for each symmetric positive
+    definite matrix of A (L^T with `upper`), column by column as LAPACK's
+    unblocked `potrf` computes it."""
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            "linalg.cholesky: A must be batches of square matrices, but they are "
+            f"{A.shape[-2] if A.dim() >= 2 else 1} by {A.shape[-1]} matrices")
+    if not A.is_floating_point():
+        raise RuntimeError(
+            f"linalg.cholesky: Expected a floating point or complex tensor as input. Got {_type_word(A.dtype)}")
+    n = A.shape[-1]
+    cols = []
+    for j in range(n):
+        s = A[..., j:, j]
+        if j:
+            prev = torch.stack(cols, -1)
+            s = s - (prev[..., j:, :] * prev[..., j:j + 1, :]).sum(-1)
+        d = s[..., 0]
+        bad = (d <= 0) | d.isnan()
+        if bool(bad.any()):
+            where = ""
+            if A.dim() > 2:
+                k = int(bad.reshape(-1).nonzero()[0, 0])
+                where = f"(Batch element {k}): "
+            raise RuntimeError(
+                f"linalg.cholesky: {where}The factorization could not be completed because the input is "
+                f"not positive-definite (the leading minor of order {j + 1} is not positive-definite).")
+        pivot = d.sqrt().unsqueeze(-1)
+        below = s[..., 1:] / pivot
+        zeros = torch.zeros(A.shape[:-2] + (j,), dtype=A.dtype, device=A.device)
+        cols.append(torch.cat([zeros, pivot, below], -1))
+    L = torch.stack(cols, -1)
+    result = L.mT if upper else L
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """X with A X = B (X A = B when not `left`) for triangular A, by
+    substitution row by row."""
+    if not left:
+        return solve_triangular(A.mT, B.mT, upper=not upper, unitriangular=unitriangular).mT
+    n = A.shape[-1]
+    if A.shape[-2] != n or B.shape[-2] != n:
+        raise RuntimeError(
+            f"linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B "
+            f"({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
+    batch = tuple(torch.broadcast_shapes(A.shape[:-2], B.shape[:-2]))
+    A = A.expand(batch + tuple(A.shape[-2:]))
+    B = B.expand(batch + tuple(B.shape[-2:]))
+    rows = [None] * n
+    order = range(n - 1, -1, -1) if upper else range(n)
+    done = []
+    for i in order:
+        r = B[..., i, :]
+        for k in done:
+            r = r - A[..., i, k:k + 1] * rows[k]
+        rows[i] = r if unitriangular else r / A[..., i, i:i + 1]
+        done.append(i)
+    result = torch.stack(rows, -2)
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
 # ---- determinants ----------------------------------------------------------
 
 
