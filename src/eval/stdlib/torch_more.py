@@ -573,6 +573,69 @@ def aminmax(input, *, dim=None, keepdim=False):
     return _cudash.return_type("aminmax", min=mn, max=mx)
 
 
+def _cumulative_extreme(name, input, dim, better):
+    # The running maximum (minimum) along `dim` and where it was: a NaN
+    # stays once met, a tie moves to the later place, as PyTorch's kernel
+    # compares. The places are found without the graph; the values are
+    # `gather`ed at them, so the gradient goes to each one's place.
+    d = _dims(dim, input.dim())
+    if input.dim() == 0:
+        idx = torch.zeros((), dtype=torch.long, device=input.device)
+        return _cudash.return_type(name, values=input.clone(), indices=idx)
+    n = input.shape[d]
+    with torch.no_grad():
+        best = None
+        places = []
+        for i in range(n):
+            x = input.select(d, i)
+            here = torch.full(x.shape, i, dtype=torch.long, device=input.device)
+            if best is None:
+                best, at = x, here
+            else:
+                take = x.isnan() | (best.isnan().logical_not() & better(x, best))
+                best = torch.where(take, x, best)
+                at = torch.where(take, here, at)
+            places.append(at)
+        indices = torch.stack(places, d) if n else torch.zeros(input.shape, dtype=torch.long, device=input.device)
+    values = input.gather(d, indices)
+    return _cudash.return_type(name, values=values, indices=indices)
+
+
+def cummax(input, dim):
+    """The running maximum along `dim` and the place of each (PyTorch's
+    named tuple `(values, indices)`)."""
+    return _cumulative_extreme("cummax", input, dim, lambda x, best: x >= best)
+
+
+def cummin(input, dim):
+    """The running minimum along `dim` and the place of each."""
+    return _cumulative_extreme("cummin", input, dim, lambda x, best: x <= best)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along `dim` (the smallest of those tied)
+    and the last place it occurs, as PyTorch's named tuple."""
+    d = _dims(dim, input.dim())
+    x = input.movedim(d, -1) if input.dim() else input.reshape(1)
+    rows = x.detach().reshape(-1, x.shape[-1]).tolist() if x.numel() else []
+    picks = []
+    for row in rows:
+        counts = {}
+        for v in row:
+            counts[v] = counts.get(v, 0) + 1
+        top = max(counts.values())
+        value = min(v for v, c in counts.items() if c == top)
+        picks.append(max(k for k, v in enumerate(row) if v == value))
+    with torch.no_grad():
+        idx = torch.tensor(picks, dtype=torch.long, device=input.device).reshape(x.shape[:-1] + (1,))
+    values = x.gather(-1, idx)
+    if keepdim and input.dim():
+        values, idx = values.movedim(-1, d), idx.movedim(-1, d)
+    else:
+        values, idx = values.squeeze(-1), idx.squeeze(-1)
+    return _cudash.return_type("mode", values=values, indices=idx)
+
+
 def msort(input):
     """`input` sorted along dim 0 (`torch.sort(input, 0).values`)."""
     return torch.sort(input, 0).values
@@ -988,3 +1051,51 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     index = y_soft.max(dim, keepdim=True)[1]
     y_hard = torch.zeros_like(logits).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
+
+
+# ---- torch.nn.init -----------------------------------------------------------
+
+
+def eye_(tensor):
+    """Fills a 2-d tensor with the identity (in place, not recorded)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    with torch.no_grad():
+        tensor.copy_(torch.eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype, device=tensor.device))
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    """Fills a convolution's weight (3-, 4- or 5-d) with the Dirac delta:
+    each output channel passes its input channel through (per group)."""
+    dims = tensor.dim()
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    min_dim = min(per_group, sizes[1])
+    with torch.no_grad():
+        tensor.zero_()
+        centre = tuple(s // 2 for s in sizes[2:])
+        for g in range(groups):
+            for d in range(min_dim):
+                tensor[(g * per_group + d, d) + centre] = 1
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fills a 2-d tensor from N(0, std) with a `sparsity` share of each
+    column's rows zeroed, as PyTorch draws them (normal_, then a randperm
+    per column)."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with torch.no_grad():
+        tensor.normal_(0, std)
+        for col in range(cols):
+            row_indices = torch.randperm(rows)
+            tensor[row_indices[:num_zeros], col] = 0
+    return tensor
