@@ -420,7 +420,7 @@ docs! {
     Method Math "add", "x.add(other, alpha=1)", "`x + other` (a number counts as one written beside `+`); with `alpha`, `x + alpha * other` in one kernel, rounded once (PyTorch's fused multiply-add).", "arange(3).add(2)\nones(3).add(ones(3), alpha=0.5)";
     Method Math "sub", "x.sub(other, alpha=1)", "`x - other` (a number counts as one written beside `-`); with `alpha`, `x - alpha * other` in one kernel.", "arange(3).sub(2)";
     Method Math "mul", "x.mul(other)", "`x * other` (a number counts as one written beside `*`).", "arange(3).mul(2)";
-    Method Math "div", "x.div(other)", "`x / other` (a number counts as one written beside `/`).", "arange(3).div(2)";
+    Method Math "div", "x.div(other, rounding_mode=none)", "`x / other` (a number counts as one written beside `/`); `rounding_mode=\"floor\"` rounds the quotient down (`//`), `\"trunc\"` towards zero, in the operands' dtype.", "arange(3).div(2)";
     Method Math "pow", "x.pow(other)", "`x ** other` (a number counts as one written beside `**`).", "arange(3).pow(2)";
     Method Math "maximum", "x.maximum(other)", "`maximum(x, other)`: the larger element of each pair.", "tensor([1., 5.]).maximum(tensor([3., 2.]))";
     Method Math "minimum", "x.minimum(other)", "`minimum(x, other)`: the smaller element of each pair.", "tensor([1., 5.]).minimum(tensor([3., 2.]))";
@@ -478,7 +478,7 @@ docs! {
     Method Math "add_", "x.add_(other, alpha=1)", "`x += other`: x updated in place (every view of it sees the change) and returned; the result must keep x's shape and dtype. With `alpha`, `x += alpha * other` as one kernel into x's memory, nothing allocated: PyTorch's optimizer update `p.add_(g, alpha=-lr)`.", "x = zeros(3)\nx.add_(1)\nx.add_(ones(3), alpha=-0.5)";
     Method Math "sub_", "x.sub_(other, alpha=1)", "`x -= other` in place; with `alpha`, `x -= alpha * other`.", "x = ones(3)\nx.sub_(1)";
     Method Math "mul_", "x.mul_(other)", "`x *= other` in place.", "x = ones(3)\nx.mul_(2)";
-    Method Math "div_", "x.div_(other)", "`x /= other` in place (x must be floating point: the quotient is).", "x = ones(3)\nx.div_(4)";
+    Method Math "div_", "x.div_(other, rounding_mode=none)", "`x /= other` in place (x must be floating point: the quotient is).", "x = ones(3)\nx.div_(4)";
     Method Math "pow_", "x.pow_(other)", "`x **= other` in place.", "x = arange(3)\nx.pow_(2)";
     Method Math "floor_divide_", "x.floor_divide_(other)", "`x //= other` in place.", "x = arange(5)\nx.floor_divide_(2)";
     Method Math "remainder_", "x.remainder_(other)", "`x %= other` in place.", "x = arange(5)\nx.remainder_(3)";

@@ -161,3 +161,47 @@ try:
     torch.nn.init.eye_(torch.empty(2, 2, 2))
 except ValueError as e:
     print("ValueError", e)
+
+# scatter_reduce and index_reduce: each reduction, with and without self,
+# values and gradients (PyTorch's formulas: ties share a max's gradient).
+src = t([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).requires_grad_()
+index = t([0, 1, 0, 1, 2, 1])
+inp = t([1.0, 2.0, 3.0, 4.0]).requires_grad_()
+for red in ["sum", "prod", "mean", "amax", "amin"]:
+    for inc in [True, False]:
+        out = inp.scatter_reduce(0, index, src, reduce=red, include_self=inc)
+        g = torch.autograd.grad(out, (inp, src), torch.arange(1.0, 5.0, device=device))
+        print(red, inc, out.tolist(), g[0].tolist(), g[1].tolist())
+x = t([[1.0, 5.0, 5.0], [2.0, 2.0, 0.0]]).requires_grad_()
+o = torch.zeros(2, 2, device=device).scatter_reduce(1, t([[0, 1, 1], [1, 1, 0]]), x, "amax", include_self=False)
+show(o, torch.autograd.grad(o.sum(), x)[0])
+show(torch.zeros(3, dtype=torch.long, device=device).scatter_reduce(0, t([0, 0, 2]), t([3, 4, 5]), "mean"))
+show(torch.ones(2, 3, device=device).index_reduce(0, t([0, 0]), t([[2.0, 3, 4], [5, 6, 7]]), "prod"))
+show(torch.ones(2, 3, device=device).index_reduce_(1, t([2, 0, 2]), t([[2.0, 3, 4], [5, 6, 7]]), "amax", include_self=False))
+big = torch.randn(1000)
+idx = torch.randint(0, 7, (1000,))
+print(torch.zeros(7).scatter_reduce(0, idx, big, "sum").tolist() == torch.zeros(7).scatter_add(0, idx, big).tolist())
+print([round(v, 4) for v in torch.zeros(7).scatter_reduce(0, idx, big, "mean", include_self=False).tolist()])
+print([round(v, 4) for v in torch.zeros(7).scatter_reduce(0, idx, big, "amax", include_self=False).tolist()])
+print([round(v, 6) for v in torch.ones(7).scatter_reduce(0, idx[:30], big[:30], "prod").tolist()])
+print(check(lambda s: torch.zeros(3, dtype=torch.float64, device=device).scatter_reduce(0, t([0, 1, 0, 2, 2, 1]), s, "prod", include_self=False), (d(6),)))
+print(check(lambda s: torch.zeros(3, dtype=torch.float64, device=device).scatter_reduce(0, t([0, 1, 0, 2, 2, 1]), s, "mean"), (d(6),)))
+
+# atan2 (C's quadrants and signed zeros), div's rounding_mode, and the
+# NumPy names of torch's ops.
+y = t([1.0, -1.0, 0.0, -0.0, 0.0, -0.0, 1.0, -1.0, 3.0, float("inf"), -float("inf"), float("nan"), 2.5, -7.25])
+x = t([1.0, 1.0, -1.0, -1.0, 1.0, 1.0, 0.0, 0.0, -4.0, float("inf"), -float("inf"), 1.0, -0.3, -2.0])
+print([round(v, 5) for v in torch.atan2(y, x).tolist()], [round(v, 5) for v in y.arctan2(x).tolist()])
+gy, gx = t([0.5, -2.0]).requires_grad_(), t([0.0, 3.0]).requires_grad_()
+torch.atan2(gy, gx).sum().backward()
+show(gy.grad, gx.grad)
+print(check(torch.atan2, (d(5), d(5))))
+a, b = t([-7.0, 7.5, 3.0]), t([2.0, 2.0, -2.0])
+show(torch.div(a, b, rounding_mode="floor"), torch.div(a, b, rounding_mode="trunc"), a.div(b, rounding_mode=None))
+show(torch.div(t([-7, 7]), 2, rounding_mode="trunc"), torch.div(t([-7, 7]), 2, rounding_mode="floor"), torch.div(t([-7, 7]), 2))
+a.div_(2, rounding_mode="floor")
+show(a)
+err(lambda: torch.div(a, b, rounding_mode="round"))
+show(torch.divide(t([5]), 3, rounding_mode="floor"), torch.multiply(torch.ones(2, device=device), 3), t([1.0, 2]).subtract(1, alpha=2))
+show(torch.greater(torch.arange(3, device=device), 1), torch.less_equal(t([1, 2]), 1), torch.not_equal(t([1, 2]), 1))
+show(torch.concat([torch.ones(1), torch.zeros(1)]), torch.concatenate([torch.ones(1), torch.zeros(1)], axis=0), torch.fix(t([-1.5, 1.5])), t([-2.0]).absolute(), torch.negative(t([3])))

@@ -560,6 +560,9 @@ pub(super) fn arith(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
         tensor: &other,
         weak,
     };
+    if let Some(rounding) = rounding_mode(b)? {
+        return b.result(rounded_div(&mut me.rt, me.grad, t, other, rounding));
+    }
     if let Some(alpha) = alpha_arg(b, name == "sub")? {
         let alpha = Operand::weak(&alpha);
         let op = crate::runtime::op::ternary::TernaryOp::AddScaled;
@@ -579,6 +582,59 @@ pub(super) fn arith(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
         Operand::strong(t),
         other,
     ))
+}
+
+/// `div`'s `rounding_mode=`: none, `"floor"` (`floor`: true) or `"trunc"`
+/// (false), with PyTorch's error for another.
+fn rounding_mode(b: &Bound) -> Result<Option<bool>, Diagnostic> {
+    match b.given("rounding_mode") {
+        None | Some((Value::None, _)) => Ok(None),
+        Some((Value::Str(s), span)) => match s.as_str() {
+            "floor" => Ok(Some(true)),
+            "trunc" => Ok(Some(false)),
+            other => Err(Error::runtime(format!(
+                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{other}'"
+            ))
+            .at(*span)),
+        },
+        Some((v, span)) => {
+            Err(Error::wrong_type("rounding_mode", "a string or None", v.type_name()).at(*span))
+        }
+    }
+}
+
+/// `x.div(other, rounding_mode=...)`: the quotient rounded down
+/// (`floor`, PyTorch's `floor_divide`) or towards zero (`trunc`: for
+/// floats the true quotient truncated, for integers `(x - fmod(x, y)) //
+/// y`, exact); in the operands' promoted dtype, as PyTorch's.
+fn rounded_div(
+    rt: &mut crate::runtime::dispatch::Runtime,
+    mode: crate::autograd::Mode,
+    t: &Arc<Tensor>,
+    other: Operand,
+    floor: bool,
+) -> Result<Arc<Tensor>, Error> {
+    if floor {
+        return record::binary(rt, mode, BinaryOp::FloorDiv, Operand::strong(t), other);
+    }
+    let quotient = record::binary(rt, mode, BinaryOp::Div, Operand::strong(t), other)?;
+    if quotient.dtype().is_float() && (t.dtype().is_float() || other.tensor.dtype().is_float()) {
+        return record::unary(
+            rt,
+            mode,
+            crate::runtime::op::unary::UnaryOp::Trunc,
+            &quotient,
+        );
+    }
+    let rest = record::binary(rt, mode, BinaryOp::Fmod, Operand::strong(t), other)?;
+    let exact = record::binary(
+        rt,
+        mode,
+        BinaryOp::Sub,
+        Operand::strong(t),
+        Operand::strong(&rest),
+    )?;
+    record::binary(rt, mode, BinaryOp::FloorDiv, Operand::strong(&exact), other)
 }
 
 /// `add`'s and `sub`'s `alpha=` (none when left out or 1): the scale of
@@ -669,6 +725,16 @@ pub(super) fn in_place(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: 
     let op = binary_op(name).map_err(|e| e.at(b.span))?;
     let (y, weak) = me.operand_arg(b, "other")?;
     let y = Operand { tensor: &y, weak };
+    // `x.div_(y, rounding_mode=...)`: the rounded quotient written back.
+    if name == "div_" {
+        if let Some(rounding) = rounding_mode(b)? {
+            let q = rounded_div(&mut me.rt, me.grad, t, y, rounding).map_err(|e| e.at(b.span))?;
+            let src = Operand::strong(&q);
+            let r = inplace::copy_(&mut me.rt, me.grad, t, &q, |rt| rt.assign(t, src.tensor));
+            r.map_err(|e| e.at(b.span))?;
+            return Ok(Value::Tensor(Arc::clone(t)));
+        }
+    }
     if let Some(alpha) = alpha_arg(b, name == "sub_")? {
         inplace::add_scaled_(&mut me.rt, me.grad, t, y, &alpha).map_err(|e| e.at(b.span))?;
         return Ok(Value::Tensor(Arc::clone(t)));

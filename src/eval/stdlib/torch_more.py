@@ -1099,3 +1099,335 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
             row_indices = torch.randperm(rows)
             tensor[row_indices[:num_zeros], col] = 0
     return tensor
+
+
+# ---- scatter_reduce and index_reduce ---------------------------------------
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_places(self, dim, index):
+    # Where each element of `index` (row-major) sends its value in `self`
+    # flattened, and which elements of a tensor of index's shape it reads.
+    d = _dims(dim, self.dim())
+    strides = [1] * self.dim()
+    for a in range(self.dim() - 2, -1, -1):
+        strides[a] = strides[a + 1] * self.shape[a + 1]
+    target = index.long() * strides[d] if self.dim() else index.long()
+    for a in range(index.dim()):
+        if a == d:
+            continue
+        shape = [1] * index.dim()
+        shape[a] = index.shape[a]
+        pos = torch.arange(index.shape[a], device=index.device).reshape(shape)
+        target = target + pos * strides[a]
+    return target.reshape(-1)
+
+
+def _src_part(src, index):
+    # The part of `src` that `index` covers (its leading corner), flattened.
+    part = src
+    for a in range(index.dim()):
+        part = part.narrow(a, 0, index.shape[a])
+    return part.reshape(-1)
+
+
+def _reduced(self, dim, index, src, reduce, include_self):
+    # The forward, without the graph: each target's reduction over the
+    # values sent to it, in the order index lists them (and self's first,
+    # with `include_self`).
+    with torch.no_grad():
+        out = self.detach().clone().reshape(-1)
+        if index.numel() == 0:
+            return out.reshape(self.shape), torch.zeros_like(out, dtype=torch.bool).reshape(self.shape)
+        targets = _scatter_places(self, dim, index)
+        values = _src_part(src.detach(), index)
+        hit = torch.zeros(out.shape, dtype=torch.bool, device=out.device)
+        hit[targets] = True
+        if reduce in ("sum", "mean"):
+            if not include_self:
+                out[hit] = 0
+            out = out.index_add(0, targets, values.to(out.dtype)) if out.is_floating_point() else \
+                out.to(torch.float64).index_add(0, targets, values.to(torch.float64)).to(out.dtype)
+            if reduce == "mean":
+                count = _count(targets, out.numel()).to(out.dtype if out.is_floating_point() else torch.float64)
+                if include_self:
+                    count = count + 1
+                count = count.clamp(min=1)
+                out = out / count if out.is_floating_point() else out // count.long()
+        else:
+            # One step per rank within a target: the values of each rank
+            # go to distinct targets, so each step is one indexed op.
+            order = torch.sort(targets, stable=True).indices
+            t_sorted = targets[order]
+            v_sorted = values[order].to(out.dtype)
+            _, counts = torch.unique_consecutive(t_sorted, return_counts=True)
+            starts = counts.cumsum(0) - counts
+            rank = torch.arange(t_sorted.numel(), device=out.device) - torch.repeat_interleave(starts, counts)
+            if not include_self:
+                identity = {"prod": 1.0, "amax": -math.inf, "amin": math.inf}[reduce]
+                if not out.is_floating_point():
+                    info = torch.iinfo(out.dtype)
+                    identity = {"prod": 1, "amax": info.min, "amin": info.max}[reduce]
+                out[hit] = identity
+            for r in range(int(counts.max())):
+                pick = rank == r
+                t_r, v_r = t_sorted[pick], v_sorted[pick]
+                old = out[t_r]
+                if reduce == "prod":
+                    new = old * v_r
+                elif reduce == "amax":
+                    new = torch.where(v_r.isnan() | (v_r > old), v_r, old)
+                else:
+                    new = torch.where(v_r.isnan() | (v_r < old), v_r, old)
+                out[t_r] = new
+        return out.reshape(self.shape), hit.reshape(self.shape)
+
+
+class ScatterReduce(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, self, dim, index, src, reduce, include_self):
+        result, hit = _reduced(self, dim, index, src, reduce, include_self)
+        ctx.save_for_backward(self, index, src, result)
+        ctx.hit = hit
+        ctx.settings = (dim, reduce, include_self)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad):
+        self, index, src, result = ctx.saved_tensors
+        dim, reduce, include_self = ctx.settings
+        hit = ctx.hit
+        d = _dims(dim, self.dim())
+        if reduce == "sum":
+            grad_self = grad if include_self else grad.masked_fill(hit, 0)
+            grad_src = grad.gather(d, index)
+        elif reduce == "mean":
+            n = torch.ones_like(self) if include_self else torch.zeros_like(self)
+            n = n.scatter_add(d, index, torch.ones_like(src))
+            n = n.masked_fill(n == 0, 1)
+            grad_self = grad / n
+            if not include_self:
+                grad_self = grad_self.masked_fill(hit, 0)
+            grad_src = (grad / n).gather(d, index)
+        elif reduce in ("amax", "amin"):
+            # As PyTorch's formula: self's equal value shares the gradient
+            # (is counted) even with include_self=False, then gets none.
+            value = result.gather(d, index)
+            self_is_result = (self == result).to(self.dtype)
+            src_is_result = (_src_part(src, index).reshape(index.shape) == value).to(self.dtype)
+            count = self_is_result.scatter_add(d, index, src_is_result)
+            distributed = grad / count
+            grad_self = self_is_result * distributed
+            if not include_self:
+                grad_self = grad_self.masked_fill(hit, 0)
+            grad_src = src_is_result * distributed.gather(d, index)
+        else:
+            masked_self = self.masked_fill(self == 0, 1)
+            masked_self_result, _ = _reduced(masked_self, d, index, src, reduce, include_self)
+            grad_self = grad * masked_self_result / masked_self
+            if not include_self:
+                grad_self = grad_self.masked_fill(hit, 0)
+            part = _src_part(src, index).reshape(index.shape)
+            src_zero = part == 0
+            zeros_at = torch.zeros_like(self).scatter_add(d, index, src_zero.to(self.dtype)).gather(d, index)
+            single_zero = src_zero & (zeros_at == 1)
+            masked_src = part.masked_fill(single_zero, 1)
+            masked_src_result, _ = _reduced(self, d, index, masked_src, reduce, include_self)
+            grad_src = torch.where(
+                single_zero,
+                (grad * masked_src_result).gather(d, index),
+                (grad * result).gather(d, index) / part.masked_fill(src_zero, 1))
+        if src.shape != index.shape:
+            full = torch.zeros_like(src)
+            full[tuple(slice(0, n) for n in index.shape)] = grad_src
+            grad_src = full
+        return grad_self, None, None, grad_src, None, None
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """`input` with `src`'s values reduced into the places `index` names
+    along `dim` (`sum`, `prod`, `mean`, `amax`, `amin`; `input`'s own
+    value counted unless `include_self=False`), as PyTorch's."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(
+            f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if index.dtype != torch.long:
+        raise RuntimeError("scatter_reduce(): Expected dtype int64 for index")
+    if input.dim() != index.dim() or src.dim() != index.dim():
+        raise RuntimeError(
+            "Index tensor must have the same number of dimensions as self tensor")
+    if src.dtype != input.dtype:
+        raise RuntimeError(
+            f"scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+    if index.numel() and (bool((index < 0).any()) or bool((index >= max(input.shape[_dims(dim, input.dim())], 1)).any())):
+        bad = index[(index < 0) | (index >= input.shape[_dims(dim, input.dim())])][0].item()
+        raise RuntimeError(
+            f"index {bad} is out of bounds for dimension {_dims(dim, input.dim())} with size "
+            f"{input.shape[_dims(dim, input.dim())]}")
+    if input.requires_grad or src.requires_grad:
+        return ScatterReduce.apply(input, dim, index, src, reduce, include_self)
+    return _reduced(input, dim, index, src, reduce, include_self)[0]
+
+
+def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
+    """`scatter_reduce`, written into `input`."""
+    return input.copy_(scatter_reduce(input, dim, index, src, reduce, include_self=include_self))
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """`input` with each slice of `source` along `dim` reduced into the
+    slice `index` names (`prod`, `mean`, `amax`, `amin`)."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(
+            f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    d = _dims(dim, input.dim())
+    shape = [1] * source.dim()
+    shape[d] = -1
+    expanded = index.reshape(shape).expand(source.shape)
+    return scatter_reduce(input, d, expanded, source, reduce, include_self=include_self)
+
+
+def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
+    """`index_reduce`, written into `input`."""
+    return input.copy_(index_reduce(input, dim, index, source, reduce, include_self=include_self))
+
+
+# ---- NumPy-style names of torch's ops ----------------------------------------
+
+
+def divide(input, other, *, rounding_mode=None, out=None):
+    """`torch.div`'s NumPy name."""
+    result = torch.div(input, other, rounding_mode=rounding_mode)
+    return result if out is None else out.copy_(result)
+
+
+def multiply(input, other, *, out=None):
+    """`torch.mul`'s NumPy name."""
+    result = torch.mul(input, other)
+    return result if out is None else out.copy_(result)
+
+
+def subtract(input, other, *, alpha=1, out=None):
+    """`torch.sub`'s NumPy name."""
+    result = torch.sub(input, other, alpha=alpha)
+    return result if out is None else out.copy_(result)
+
+
+def negative(input, *, out=None):
+    """`torch.neg`'s NumPy name."""
+    result = torch.neg(input)
+    return result if out is None else out.copy_(result)
+
+
+def absolute(input, *, out=None):
+    """`torch.abs`'s NumPy name."""
+    result = torch.abs(input)
+    return result if out is None else out.copy_(result)
+
+
+def fix(input, *, out=None):
+    """`torch.trunc`'s NumPy name."""
+    result = torch.trunc(input)
+    return result if out is None else out.copy_(result)
+
+
+def greater(input, other, *, out=None):
+    """`torch.gt`'s NumPy name."""
+    return torch.gt(input, other)
+
+
+def less(input, other, *, out=None):
+    """`torch.lt`'s NumPy name."""
+    return torch.lt(input, other)
+
+
+def greater_equal(input, other, *, out=None):
+    """`torch.ge`'s NumPy name."""
+    return torch.ge(input, other)
+
+
+def less_equal(input, other, *, out=None):
+    """`torch.le`'s NumPy name."""
+    return torch.le(input, other)
+
+
+def not_equal(input, other, *, out=None):
+    """`torch.ne`'s NumPy name."""
+    return torch.ne(input, other)
+
+
+def concat(tensors, dim=0, *, out=None):
+    """`torch.cat`'s other name."""
+    result = torch.cat(tensors, dim)
+    return result if out is None else out.copy_(result)
+
+
+def concatenate(tensors, axis=0, *, out=None):
+    """`torch.cat` with NumPy's `axis`."""
+    result = torch.cat(tensors, axis)
+    return result if out is None else out.copy_(result)
+
+
+# ---- atan2 -------------------------------------------------------------------
+
+
+def _atan2_values(y, x):
+    # C's atan2 from atan(y / x) and the quadrant: signed zeros and
+    # infinities as C's. Narrower floats are computed in float64 and
+    # rounded once, so the quadrant's +-pi adds no rounding of its own.
+    if y.dtype != torch.float64:
+        with torch.no_grad():
+            return _atan2_values(y.double(), x.double()).to(y.dtype)
+    pi = math.pi
+    r = torch.atan(y / x)
+    y_neg = (y < 0) | ((y == 0) & ((1 / y) < 0))
+    x_neg = (x < 0) | ((x == 0) & ((1 / x) < 0))
+    left = torch.where(y_neg, r - pi, r + pi)
+    result = torch.where(x_neg, left, r)
+    # x == 0 (either sign), y != 0: +-pi/2.
+    half = torch.where(y_neg, torch.full_like(r, -pi / 2), torch.full_like(r, pi / 2))
+    result = torch.where((x == 0) & (y != 0), half, result)
+    # y == 0: +-0 or +-pi.
+    zero = torch.where(x_neg, torch.where(y_neg, torch.full_like(r, -pi), torch.full_like(r, pi)), y * 0)
+    result = torch.where(y == 0, zero, result)
+    # Both infinite: +-pi/4 or +-3pi/4.
+    quarter = torch.where(x_neg, torch.full_like(r, 3 * pi / 4), torch.full_like(r, pi / 4))
+    quarter = torch.where(y_neg, -quarter, quarter)
+    result = torch.where(y.isinf() & x.isinf(), quarter, result)
+    return torch.where(y.isnan() | x.isnan(), y + x, result)
+
+
+class Atan2(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, y, x):
+        ctx.save_for_backward(y, x)
+        return _atan2_values(y, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        y, x = ctx.saved_tensors
+        recip = (x * x + y * y).reciprocal()
+        return grad * x * recip, grad * -y * recip
+
+
+def atan2(input, other, *, out=None):
+    """The angle of the point (other, input) from the x axis, in
+    (-pi, pi], as C's `atan2` (computed from `atan` and the quadrant, so
+    within an ulp or two of PyTorch's)."""
+    y, x = torch.broadcast_tensors(input, other)
+    if not y.is_floating_point():
+        y = y.to(torch.get_default_dtype())
+    if not x.is_floating_point():
+        x = x.to(y.dtype)
+    if y.dtype != x.dtype:
+        common = torch.promote_types(y.dtype, x.dtype)
+        y, x = y.to(common), x.to(common)
+    result = Atan2.apply(y, x) if (y.requires_grad or x.requires_grad) else _atan2_values(y, x)
+    return result if out is None else out.copy_(result)
+
+
+def arctan2(input, other, *, out=None):
+    """`atan2`'s NumPy name."""
+    return atan2(input, other, out=out)
