@@ -90,6 +90,7 @@ const MODULES: &[(&str, &str)] = &[
     ("torch.utils.hooks", include_str!("torch_utils_hooks.py")),
     ("torch._sorting", include_str!("torch_sorting.py")),
     ("torch._more", include_str!("torch_more.py")),
+    ("torch.optim._more", include_str!("torch_optim_more.py")),
     (
         "torch.nn.functional._grid",
         include_str!("torch_nn_functional_grid.py"),
@@ -574,6 +575,8 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ),
     ("torch.optim", "Optimizer", "torch.optim.optimizer"),
     ("torch.optim", "LBFGS", "torch.optim.lbfgs"),
+    ("torch.optim", "Rprop", "torch.optim._more"),
+    ("torch.optim", "ASGD", "torch.optim._more"),
     ("os", "walk", "os._walk"),
     ("math", "fsum", "math._fsum"),
     ("os", "scandir", "os._walk"),
