@@ -120,6 +120,9 @@ class Measurement:
     """What a Timer measured: `raw_times`, each the seconds of
     `number_per_run` runs of the statement."""
 
+    # Where PyTorch defines it (`type(m)` shows it).
+    __module__ = "torch.utils.benchmark.utils.common"
+
     def __init__(self, number_per_run, raw_times, task_spec, metadata=None):
         self.number_per_run = number_per_run
         self.raw_times = list(raw_times)
