@@ -305,8 +305,9 @@ class Normal(Distribution):
         return 0.5 + 0.5 * math.log(2 * math.pi) + torch.log(self.scale)
 
 
-class Bernoulli(_ProbsOrLogits):
-    """1 with probability `probs` (or `sigmoid(logits)`), else 0."""
+class _Binary(_ProbsOrLogits):
+    """A distribution of one probability `probs` (or `sigmoid(logits)`) per
+    element: Bernoulli's and Geometric's parameters and their checks."""
 
     _binary = True
 
@@ -321,6 +322,10 @@ class Bernoulli(_ProbsOrLogits):
             self._params = (("logits", "Real()"),)
             self._param = self._logits
         super().__init__(tuple(self._param.size()), validate_args=validate_args)
+
+
+class Bernoulli(_Binary):
+    """1 with probability `probs` (or `sigmoid(logits)`), else 0."""
 
     @property
     def mean(self):
@@ -590,23 +595,9 @@ class LogNormal(Distribution):
         return self.base_dist.entropy() + self.loc
 
 
-class Geometric(_ProbsOrLogits):
+class Geometric(_Binary):
     """The number of failures before the first success of trials that
     succeed with probability `probs` (or `sigmoid(logits)`)."""
-
-    _binary = True
-
-    def __init__(self, probs=None, logits=None, validate_args=None):
-        self._neither_made(probs, logits)
-        if probs is not None:
-            (self._probs,) = broadcast_all(probs)
-            self._params = (("probs", "Interval(lower_bound=0.0, upper_bound=1.0)"),)
-            self._param = self._probs
-        else:
-            (self._logits,) = broadcast_all(logits)
-            self._params = (("logits", "Real()"),)
-            self._param = self._logits
-        super().__init__(tuple(self._param.size()), validate_args=validate_args)
 
     @property
     def mean(self):
