@@ -205,3 +205,18 @@ err(lambda: torch.div(a, b, rounding_mode="round"))
 show(torch.divide(t([5]), 3, rounding_mode="floor"), torch.multiply(torch.ones(2, device=device), 3), t([1.0, 2]).subtract(1, alpha=2))
 show(torch.greater(torch.arange(3, device=device), 1), torch.less_equal(t([1, 2]), 1), torch.not_equal(t([1, 2]), 1))
 show(torch.concat([torch.ones(1), torch.zeros(1)]), torch.concatenate([torch.ones(1), torch.zeros(1)], axis=0), torch.fix(t([-1.5, 1.5])), t([-2.0]).absolute(), torch.negative(t([3])))
+
+# QR by Householder reflections (LAPACK's signs), the pseudo-inverse and
+# least squares.
+torch.manual_seed(0)
+A = torch.randn(4, 3).to(device)
+Q, R = torch.linalg.qr(A)
+show(Q, R)
+show(torch.linalg.qr(A, mode="complete").Q.shape, torch.linalg.qr(A, mode="r").R)
+print(torch.allclose(Q @ R, A, atol=1e-6), torch.allclose(Q.mT @ Q, torch.eye(3, device=device), atol=1e-6))
+show(torch.linalg.qr(torch.randn(2, 2, 3).to(device))[1].shape)
+show(torch.linalg.pinv(A), torch.linalg.pinv(t([[1.0, 2.0], [2.0, 4.0]])))
+B = torch.randn(4, 2).to(device)
+sol = torch.linalg.lstsq(A, B)
+show(sol.solution, sol.rank)
+print(check(lambda a: torch.linalg.qr(a).R, (d(4, 3),)), check(lambda a: torch.linalg.pinv(a), (d(3, 2),)))

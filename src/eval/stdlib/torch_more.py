@@ -1016,6 +1016,93 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     return result
 
 
+def qr(A, mode="reduced", *, out=None):
+    """A = QR by Householder reflections, as LAPACK's `geqrf`/`orgqr`
+    (each reflector's sign makes R's diagonal the negative of the
+    column's sign), as PyTorch's named tuple (Q, R); `mode` "reduced",
+    "complete" or "r" (Q empty)."""
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or 'complete'")
+    if A.dim() < 2:
+        raise RuntimeError(
+            f"linalg.qr: The input tensor A must have at least 2 dimensions.")
+    m, n = A.shape[-2], A.shape[-1]
+    k = min(m, n)
+    R = A.clone()
+    reflectors = []
+    for j in range(k):
+        x = R[..., j:, j]
+        alpha = x[..., 0]
+        rest = (x[..., 1:] * x[..., 1:]).sum(-1)
+        norm = (alpha * alpha + rest).sqrt()
+        beta = torch.where(alpha >= 0, -norm, norm)
+        trivial = rest == 0
+        safe_beta = torch.where(trivial, torch.ones_like(beta), beta)
+        tau = torch.where(trivial, torch.zeros_like(beta), (beta - alpha) / safe_beta)
+        scale = torch.where(trivial, torch.zeros_like(beta), 1 / (alpha - safe_beta))
+        v = torch.cat([torch.ones_like(alpha).unsqueeze(-1), x[..., 1:] * scale.unsqueeze(-1)], -1)
+        block = R[..., j:, j:]
+        w = (v.unsqueeze(-1) * block).sum(-2)
+        block = block - tau.unsqueeze(-1).unsqueeze(-1) * v.unsqueeze(-1) * w.unsqueeze(-2)
+        top = torch.where(trivial, alpha, beta)
+        column = torch.cat([top.unsqueeze(-1), torch.zeros_like(x[..., 1:])], -1)
+        block = torch.cat([column.unsqueeze(-1), block[..., :, 1:]], -1)
+        R = torch.cat([R[..., :j, :], torch.cat([R[..., j:, :j], block], -1)], -2)
+        reflectors.append((v, tau))
+    cols = m if mode == "complete" else k
+    R_out = R if mode == "complete" else R[..., :k, :]
+    if mode == "r":
+        return _cudash.return_type("linalg_qr", Q=torch.empty(0, dtype=A.dtype, device=A.device), R=R_out.triu())
+    Q = torch.eye(m, cols, dtype=A.dtype, device=A.device).expand(A.shape[:-2] + (m, cols))
+    for j in range(k - 1, -1, -1):
+        v, tau = reflectors[j]
+        block = Q[..., j:, :]
+        w = (v.unsqueeze(-1) * block).sum(-2)
+        block = block - tau.unsqueeze(-1).unsqueeze(-1) * v.unsqueeze(-1) * w.unsqueeze(-2)
+        Q = torch.cat([Q[..., :j, :], block], -2)
+    return _cudash.return_type("linalg_qr", Q=Q, R=R_out.triu())
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The Moore-Penrose pseudo-inverse, from the singular value
+    decomposition: singular values at or below max(atol, rtol * the
+    largest) count as zero (rtol defaults to eps * max(m, n))."""
+    m, n = A.shape[-2], A.shape[-1]
+    U, S, Vh = torch.linalg.svd(A, full_matrices=False)
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else torch.finfo(A.dtype).eps * max(m, n)
+    cutoff = S.amax(-1, keepdim=True) * rtol
+    if atol is not None:
+        cutoff = cutoff.clamp(min=atol)
+    keep = S > cutoff
+    S_inv = torch.where(keep, 1 / torch.where(keep, S, torch.ones_like(S)), torch.zeros_like(S))
+    result = (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """The least-squares solution X of A X = B (the minimum-norm one where
+    A has not full rank), as PyTorch's named tuple with its CPU driver
+    `gelsy`'s fields: `rank`, and `residuals` and `singular_values` empty."""
+    vector = B.dim() == A.dim() - 1
+    b = B.unsqueeze(-1) if vector else B
+    if A.shape[-2] != b.shape[-2]:
+        raise RuntimeError(
+            "torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    solution = pinv(A, rtol=rcond) @ b
+    S = torch.linalg.svdvals(A)
+    tol = (rcond if rcond is not None else torch.finfo(A.dtype).eps * max(A.shape[-2], A.shape[-1]))
+    rank = (S > S.amax(-1, keepdim=True) * tol).sum(-1)
+    empty = torch.empty(0, dtype=A.dtype, device=A.device)
+    return _cudash.return_type(
+        "linalg_lstsq", solution=solution.squeeze(-1) if vector else solution,
+        residuals=empty, rank=rank, singular_values=empty)
+
+
 # ---- determinants ----------------------------------------------------------
 
 
