@@ -48,6 +48,7 @@ impl Interp {
                         self.object_texts(v, &o, top, out)?;
                     }
                 }
+                self.extra_reprs(m, depth, out)?;
             }
             Value::List(items) | Value::Size(items) => {
                 for x in items.iter() {
@@ -67,6 +68,51 @@ impl Interp {
                 }
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// The `extra_repr()` of each module in `m`'s tree whose class (a
+    /// program's) defines one, kept under the module's address, for the
+    /// module's repr to show as PyTorch's `Module.__repr__` does.
+    fn extra_reprs(
+        &mut self,
+        m: &crate::nn::ModuleRef,
+        depth: usize,
+        out: &mut Vec<(usize, Texts)>,
+    ) -> Result<(), Diagnostic> {
+        if depth > DEPTH {
+            return Ok(());
+        }
+        let k = Arc::as_ptr(m) as *const () as usize;
+        if out.iter().any(|(p, t)| *p == k && t.extra_repr.is_some()) {
+            return Ok(());
+        }
+        if let Some(o) = super::value::object_of(m) {
+            if let Some(Value::Function(f)) = o.class.find("extra_repr") {
+                let this = Value::Module(Arc::clone(m));
+                let span: Span = f.def.name.span;
+                let r = self.call_bound(&this, f, Vec::<ArgVal>::new(), span)?;
+                let text = match r {
+                    Value::Str(s) => s.to_string(),
+                    other => super::format::str_of(&other),
+                };
+                out.push((
+                    k,
+                    Texts {
+                        extra_repr: Some(text),
+                        ..Texts::default()
+                    },
+                ));
+            }
+        }
+        let children: Vec<crate::nn::ModuleRef> = crate::runtime::lock::lock(m)
+            .modules
+            .iter()
+            .filter_map(|(_, c)| c.clone())
+            .collect();
+        for c in &children {
+            self.extra_reprs(c, depth + 1, out)?;
         }
         Ok(())
     }

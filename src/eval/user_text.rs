@@ -16,6 +16,8 @@ use super::value::Object;
 pub struct Texts {
     pub(super) str: Option<String>,
     pub(super) repr: Option<String>,
+    /// A module's `extra_repr()` (kept under the module's address).
+    pub(super) extra_repr: Option<String>,
 }
 
 thread_local! {
@@ -56,8 +58,12 @@ pub fn with<R>(texts: Vec<(usize, Texts)>, f: impl FnOnce() -> R) -> R {
     if texts.is_empty() {
         return f();
     }
+    let extras: Vec<(usize, String)> = texts
+        .iter()
+        .filter_map(|(k, t)| Some((*k, t.extra_repr.clone()?)))
+        .collect();
     let before = TEXTS.with(|t| std::mem::replace(&mut *t.borrow_mut(), texts));
-    let r = f();
+    let r = crate::nn::repr::with_extra_reprs(extras, f);
     TEXTS.with(|t| *t.borrow_mut() = before);
     r
 }

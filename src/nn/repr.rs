@@ -14,6 +14,37 @@ pub fn repr(m: &ModuleRef) -> String {
     repr_at(m, &mut Vec::new())
 }
 
+thread_local! {
+    /// What the `extra_repr` of a program's module classes returned, by
+    /// the module's address, while a value is written (`with_extra_reprs`).
+    static OWN_EXTRA: std::cell::RefCell<Vec<(usize, String)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with the texts the `extra_repr` methods of a program's module
+/// classes returned (by module address), so `repr` shows them as
+/// PyTorch's `Module.__repr__` does.
+pub fn with_extra_reprs<R>(texts: Vec<(usize, String)>, f: impl FnOnce() -> R) -> R {
+    if texts.is_empty() {
+        return f();
+    }
+    let before = OWN_EXTRA.with(|t| std::mem::replace(&mut *t.borrow_mut(), texts));
+    let r = f();
+    OWN_EXTRA.with(|t| *t.borrow_mut() = before);
+    r
+}
+
+/// The module's own `extra_repr` text, if its class wrote one.
+fn own_extra(m: &ModuleRef) -> Option<String> {
+    let k = std::sync::Arc::as_ptr(m) as *const () as usize;
+    OWN_EXTRA.with(|t| {
+        t.borrow()
+            .iter()
+            .find(|(p, _)| *p == k)
+            .map(|(_, s)| s.clone())
+    })
+}
+
 fn repr_at(m: &ModuleRef, open: &mut Vec<ModuleRef>) -> String {
     // A module inside itself would print forever (Python recurses until
     // its limit): shown once, then named.
@@ -29,7 +60,8 @@ fn repr_at(m: &ModuleRef, open: &mut Vec<ModuleRef>) -> String {
             true => module.type_name.to_string(),
             false => format!("Parametrized{}", module.type_name),
         };
-        (name, extra_repr(&module), module.modules.clone())
+        let extra = own_extra(m).unwrap_or_else(|| extra_repr(&module));
+        (name, extra, module.modules.clone())
     };
     let extra_lines: Vec<String> = match extra.is_empty() {
         true => Vec::new(),
