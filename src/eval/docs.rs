@@ -1019,6 +1019,8 @@ list(s)";
     Function Training "CircularPad1d", "CircularPad1d(padding)", "Pads sequences with their other end, as if they wrapped around (`nn.CircularPad1d`).", "CircularPad1d(2)(arange(3.).reshape(1, 1, 3))";
     Function Training "GroupNorm", "GroupNorm(num_groups, num_channels, eps=1e-5, affine=true, device=none, dtype=none)", "Normalizes each sample's channels in `num_groups` groups, each over its channels and places, then a weight and bias per channel (`nn.GroupNorm`; weight ones, bias zeros; `NativeGroupNormBackward0`). Independent of the batch, as diffusion models' U-Nets use it.", "GroupNorm(2, 4)(arange(16.).reshape(1, 4, 2, 2)).shape";
     Function Training "group_norm", "group_norm(input, num_groups, weight=none, bias=none, eps=1e-5)", "`GroupNorm`'s computation (torch.nn.functional.group_norm).", "group_norm(arange(8.).reshape(1, 4, 2), 2)";
+    Function Training "BatchNorm3d", "BatchNorm3d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, device=none, dtype=none, bias=true)", "Batch normalisation of volumes [N, C, D, H, W] per channel, as `nn.BatchNorm3d` (the modes as `BatchNorm1d`'s).", "bn = BatchNorm3d(2)\nbn(randn(2, 2, 2, 3, 3)).shape";
+    Function Training "InstanceNorm3d", "InstanceNorm3d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false, device=none, dtype=none)", "`InstanceNorm2d` over volumes [N, C, D, H, W] (`nn.InstanceNorm3d`).", "InstanceNorm3d(2)(randn(1, 2, 2, 2, 2)).shape";
     Function Training "InstanceNorm2d", "InstanceNorm2d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false, device=none, dtype=none)", "Normalizes each sample's channels on their own over their places (`nn.InstanceNorm2d`, style transfer's norm), computed as PyTorch does: the batch viewed as one sample of N * C channels and batch-normed (`ViewBackward0`, `NativeBatchNormBackward0`); `affine` adds a weight and bias (`RepeatBackward0`), `track_running_stats` running statistics averaged over the samples.", "InstanceNorm2d(2)(arange(16.).reshape(2, 2, 2, 2)).shape";
     Function Training "InstanceNorm1d", "InstanceNorm1d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false, device=none, dtype=none)", "`InstanceNorm2d` over sequences [N, C, L] (`nn.InstanceNorm1d`).", "InstanceNorm1d(2)(arange(12.).reshape(2, 2, 3))";
     Function Training "instance_norm", "instance_norm(input, running_mean=none, running_var=none, weight=none, bias=none, use_input_stats=true, momentum=0.1, eps=1e-5)", "`InstanceNorm`'s computation (torch.nn.functional.instance_norm).", "instance_norm(arange(6.).reshape(1, 2, 3))";
@@ -1260,6 +1262,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "BatchNorm2d"
             | "InstanceNorm1d"
             | "InstanceNorm2d"
+            | "InstanceNorm3d"
+            | "BatchNorm3d"
             | "GroupNorm"
             | "LayerNorm"
             | "RMSNorm"

@@ -26,9 +26,9 @@ fn layer_module(name: &str) -> Option<&'static str> {
             "container"
         }
         "Embedding" | "EmbeddingBag" => "sparse",
-        "BatchNorm1d" | "BatchNorm2d" => "batchnorm",
+        "BatchNorm1d" | "BatchNorm2d" | "BatchNorm3d" => "batchnorm",
         "LayerNorm" | "GroupNorm" | "RMSNorm" => "normalization",
-        "InstanceNorm1d" | "InstanceNorm2d" => "instancenorm",
+        "InstanceNorm1d" | "InstanceNorm2d" | "InstanceNorm3d" => "instancenorm",
         n if super::conv::CLASSES.contains(&n) => "conv",
         "Upsample" | "UpsamplingNearest2d" | "UpsamplingBilinear2d" => "upsampling",
         "PixelShuffle" | "PixelUnshuffle" => "pixelshuffle",

@@ -431,6 +431,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("batch_norm", nn::batch_norm),
     ("InstanceNorm1d", nn::layer),
     ("InstanceNorm2d", nn::layer),
+    ("InstanceNorm3d", nn::layer),
+    ("BatchNorm3d", nn::layer),
     ("GroupNorm", nn::layer),
     ("group_norm", nn::group_norm),
     ("instance_norm", nn::instance_norm),

@@ -41,6 +41,8 @@ pub const LAYERS: &[&str] = &[
     "BatchNorm2d",
     "InstanceNorm1d",
     "InstanceNorm2d",
+    "InstanceNorm3d",
+    "BatchNorm3d",
     "GroupNorm",
     "LayerNorm",
     "RMSNorm",
@@ -318,7 +320,8 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             };
             module(layers::layer_norm(&mut me.rt, layer, place).map_err(at)?)
         }
-        "BatchNorm1d" | "BatchNorm2d" | "InstanceNorm1d" | "InstanceNorm2d" => {
+        "BatchNorm1d" | "BatchNorm2d" | "BatchNorm3d" | "InstanceNorm1d" | "InstanceNorm2d"
+        | "InstanceNorm3d" => {
             let place = me.place(b)?;
             let momentum = match b.get("momentum") {
                 Some((Value::None, _)) => None,
@@ -328,7 +331,11 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             // statistics unless asked.
             let instance = name.starts_with("Instance");
             let layer = Layer::BatchNorm {
-                spatial: if name.ends_with("1d") { 1 } else { 2 },
+                spatial: match name.ends_with("1d") {
+                    true => 1,
+                    false if name.ends_with("3d") => 3,
+                    false => 2,
+                },
                 num_features: b.size("num_features")?,
                 eps: b.float("eps")?.unwrap_or(1e-5),
                 momentum,

@@ -9,6 +9,7 @@ with: PyTorch's for the first three families but that a 4-d
 `local_response_norm` pools with `avg_pool2d` over [N, 1, C, H * W] where
 PyTorch pools with `avg_pool3d` (the same numbers), and
 `MultiMarginLossBackward0` is its parts here."""
+import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -196,3 +197,258 @@ class TripletMarginWithDistanceLoss(nn.Module):
         return triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+# ---- 3-d convolutions and pools ------------------------------------------------
+
+
+def _triple(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v, v)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """A 3-d convolution of [N, C, D, H, W] (or [C, D, H, W]) by weight
+    [Cout, C / groups, kd, kh, kw], computed as one 2-d convolution: each
+    input's depth windows (a view, `unfold`) laid beside its channels, the
+    weight's depth beside its input channels. Its values agree with
+    PyTorch's to rounding (the sums add in another order); the graph is
+    the 2-d convolution's and the views' (`ConvolutionBackward0` under
+    reshapes)."""
+    batched = input.dim() == 5
+    if input.dim() not in (4, 5):
+        raise RuntimeError(
+            f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: {list(input.shape)}")
+    x = input if batched else input.unsqueeze(0)
+    if weight.dim() != 5:
+        raise RuntimeError(
+            f"weight should have at least three dimensions")
+    cout, cg, kd, kh, kw = weight.shape
+    if x.shape[1] != cg * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected input{list(x.shape)} "
+            f"to have {cg * groups} channels, but got {x.shape[1]} channels instead")
+    sd, sh, sw = _triple(stride)
+    dd, dh, dw = _triple(dilation)
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = ((0, 0), (0, 0), (0, 0))
+        elif padding == "same":
+            pads = []
+            for k, d in ((kd, dd), (kh, dh), (kw, dw)):
+                total = d * (k - 1)
+                pads.append((total // 2, total - total // 2))
+        else:
+            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+    else:
+        pads = tuple((p, p) for p in _triple(padding))
+    (pd0, pd1), (ph0, ph1), (pw0, pw1) = pads
+    if (pd0, pd1, ph0, ph1, pw0, pw1) != (pd0, pd0, ph0, ph0, pw0, pw0):
+        x = F.pad(x, (0, pw1 - pw0, 0, ph1 - ph0, 0, 0))
+    if pd0 or pd1:
+        x = F.pad(x, (0, 0, 0, 0, pd0, pd1))
+    span = (kd - 1) * dd + 1
+    x = x.unfold(2, span, sd)
+    if dd > 1:
+        x = x[..., ::dd]
+    n, c, do, h, w, _ = x.shape
+    cols = x.permute(0, 2, 1, 5, 3, 4).reshape(n * do, c * kd, h, w)
+    y = F.conv2d(cols, weight.reshape(cout, cg * kd, kh, kw), bias, (sh, sw), (ph0, pw0), (dh, dw), groups)
+    ho, wo = y.shape[-2:]
+    y = y.reshape(n, do, cout, ho, wo).permute(0, 2, 1, 3, 4).contiguous()
+    return y if batched else y.squeeze(0)
+
+
+def _depth_windows(x, kernel, stride, padding, fill):
+    # [N, C, D, H, W] -> [N, C, Do, H, W, kd]: each output depth's window.
+    kd, sd, pd = kernel, stride, padding
+    if pd:
+        x = F.pad(x, (0, 0, 0, 0, pd, pd), value=fill)
+    return x.unfold(2, kd, sd)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Each 3-d window's largest element: the largest of each depth window,
+    then a 2-d max pool over height and width."""
+    if return_indices or ceil_mode or _triple(dilation) != (1, 1, 1):
+        raise NotImplementedError(
+            "cudash's max_pool3d has no return_indices, ceil_mode or dilation yet")
+    kd, kh, kw = _triple(kernel_size)
+    sd, sh, sw = _triple(stride if stride is not None else kernel_size)
+    pd, ph, pw = _triple(padding)
+    batched = input.dim() == 5
+    x = input if batched else input.unsqueeze(0)
+    x = _depth_windows(x, kd, sd, pd, -float("inf")).max(-1).values
+    n, c, do, h, w = x.shape
+    y = F.max_pool2d(x.reshape(n, c * do, h, w), (kh, kw), (sh, sw), (ph, pw))
+    y = y.reshape(n, c, do, y.shape[-2], y.shape[-1])
+    return y if batched else y.squeeze(0)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """Each 3-d window's mean (padding counted): the mean of each depth
+    window, then a 2-d average pool over height and width."""
+    if ceil_mode or not count_include_pad or divisor_override is not None:
+        raise NotImplementedError(
+            "cudash's avg_pool3d has no ceil_mode, count_include_pad=False or divisor_override yet")
+    kd, kh, kw = _triple(kernel_size)
+    sd, sh, sw = _triple(stride if stride is not None else kernel_size)
+    pd, ph, pw = _triple(padding)
+    batched = input.dim() == 5
+    x = input if batched else input.unsqueeze(0)
+    x = _depth_windows(x, kd, sd, pd, 0.0).mean(-1)
+    n, c, do, h, w = x.shape
+    y = F.avg_pool2d(x.reshape(n, c * do, h, w), (kh, kw), (sh, sw), (ph, pw))
+    y = y.reshape(n, c, do, y.shape[-2], y.shape[-1])
+    return y if batched else y.squeeze(0)
+
+
+def _adaptive3d(input, output_size, reduce):
+    size = _triple(output_size)
+    batched = input.dim() == 5
+    x = input if batched else input.unsqueeze(0)
+    n, c, d, h, w = x.shape
+    size = tuple(s if s is not None else dim for s, dim in zip(size, (d, h, w)))
+    for s, dim in zip(size, (d, h, w)):
+        if dim % s != 0:
+            raise NotImplementedError(
+                "cudash's adaptive 3-d pools need output sizes that divide the input's")
+    od, oh, ow = size
+    x = x.reshape(n, c, od, d // od, oh, h // oh, ow, w // ow)
+    y = reduce(x, (3, 5, 7))
+    return y if batched else y.squeeze(0)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """The mean of each of the output's windows (sizes that divide evenly)."""
+    return _adaptive3d(input, output_size, lambda x, dims: x.mean(dims))
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """The largest of each of the output's windows (sizes that divide evenly)."""
+    if return_indices:
+        raise NotImplementedError("cudash's adaptive_max_pool3d has no return_indices yet")
+    return _adaptive3d(input, output_size, lambda x, dims: x.amax(dims))
+
+
+class Conv3d(nn.Module):
+    __module__ = "torch.nn.modules.conv"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if padding_mode != "zeros":
+            raise ValueError("cudash's Conv3d pads with zeros only (padding_mode='zeros')")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _triple(kernel_size)
+        self.stride = _triple(stride)
+        self.padding = padding if isinstance(padding, str) else _triple(padding)
+        self.dilation = _triple(dilation)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        kw = {"device": device, "dtype": dtype}
+        self.weight = nn.Parameter(torch.empty((out_channels, in_channels // groups) + self.kernel_size, **kw))
+        if bias:
+            self.bias = nn.Parameter(torch.empty(out_channels, **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * self.kernel_size[0] * self.kernel_size[1] * self.kernel_size[2]
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                nn.init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def extra_repr(self):
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0, 0, 0):
+            s += f", padding={self.padding}"
+        if self.dilation != (1, 1, 1):
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class MaxPool3d(nn.Module):
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          self.ceil_mode, self.return_indices)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool3d(nn.Module):
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool3d(nn.Module):
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return adaptive_avg_pool3d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool3d(nn.Module):
+    __module__ = "torch.nn.modules.pooling"
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        return adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
