@@ -220,3 +220,11 @@ B = torch.randn(4, 2).to(device)
 sol = torch.linalg.lstsq(A, B)
 show(sol.solution, sol.rank)
 print(check(lambda a: torch.linalg.qr(a).R, (d(4, 3),)), check(lambda a: torch.linalg.pinv(a), (d(3, 2),)))
+
+# torch.histogram (equal bins, a range, density, given edges and weights)
+# and torch.frexp.
+x = t([1.0, 2.0, 1.0, 4.0, 2.5, 0.0])
+show(torch.histogram(x.cpu(), bins=4))
+show(torch.histogram(x.cpu(), bins=3, range=(0.0, 3.0), density=True))
+show(torch.histogram(x.cpu(), bins=torch.tensor([0.0, 1.0, 2.5, 5.0]), weight=torch.tensor([1.0, 2.0, 1.0, 1.0, 1.0, 3.0])))
+show(torch.frexp(t([8.0, 0.3, -5.0, 0.0, 1e-40, float("inf")])), x.cpu().histogram(2))

@@ -47,6 +47,8 @@ const PYTHON_TENSOR_METHODS: &[(&str, &str)] = &[
     ("inverse", "torch"),
     ("kthvalue", "torch"),
     ("cummax", "torch"),
+    ("histogram", "torch"),
+    ("frexp", "torch"),
     ("lgamma", "torch"),
     ("digamma", "torch"),
     ("erfc", "torch"),

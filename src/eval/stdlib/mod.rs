@@ -298,6 +298,8 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "logdet", "torch._more"),
     ("torch.linalg", "matrix_power", "torch._more"),
     ("torch", "cummax", "torch._more"),
+    ("torch", "histogram", "torch._more"),
+    ("torch", "frexp", "torch._more"),
     ("torch", "lgamma", "torch.special"),
     ("torch", "digamma", "torch.special"),
     ("torch", "polygamma", "torch.special"),

@@ -1518,3 +1518,70 @@ def atan2(input, other, *, out=None):
 def arctan2(input, other, *, out=None):
     """`atan2`'s NumPy name."""
     return atan2(input, other, out=out)
+
+
+# ---- histogram and frexp -----------------------------------------------------
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
+    """A histogram of `input` (flattened): `bins` equal bins over `range`
+    (the data's own by default) or the given increasing bin edges; each
+    bin counts the values from its left edge up to its right (the last
+    includes its right edge), weighted when `weight` is given; with
+    `density`, divided by the total and the bins' widths. PyTorch's named
+    tuple (hist, bin_edges). CPU tensors only, as PyTorch's."""
+    if input.is_cuda:
+        # PyTorch has no CUDA kernel for it.
+        overload = "bins_tensor" if isinstance(bins, torch.Tensor) else "bin_ct"
+        raise NotImplementedError(
+            f"Could not run 'aten::histogram.{overload}' with arguments from the 'CUDA' backend.")
+    if not input.is_floating_point():
+        raise RuntimeError(
+            f"torch.histogram: input tensor and bins tensors should have the same dtype, but got input "
+            f"{input.dtype} and bins {torch.get_default_dtype()}")
+    with torch.no_grad():
+        x = input.reshape(-1)
+        if isinstance(bins, torch.Tensor):
+            edges = bins.to(input.dtype)
+        else:
+            if range is not None:
+                lo, hi = float(range[0]), float(range[1])
+            elif x.numel():
+                lo, hi = float(x.min()), float(x.max())
+            else:
+                lo, hi = 0.0, 0.0
+            if lo == hi:
+                lo, hi = lo - 0.5, hi + 0.5
+            edges = torch.linspace(lo, hi, bins + 1, dtype=input.dtype, device=input.device)
+        n = edges.numel() - 1
+        keep = (x >= edges[0]) & (x <= edges[-1])
+        place = (torch.searchsorted(edges, x[keep], right=True) - 1).clamp(0, n - 1)
+        w = weight.reshape(-1)[keep].to(torch.float64) if weight is not None else \
+            torch.ones(place.shape, dtype=torch.float64, device=input.device)
+        hist = torch.zeros(n, dtype=torch.float64, device=input.device).index_add(0, place, w).to(input.dtype)
+        if density:
+            hist = hist / (hist.sum() * edges.diff())
+    return _cudash.return_type("histogram", hist=hist, bin_edges=edges)
+
+
+def frexp(input):
+    """Each element as mantissa * 2 ** exponent, the mantissa's magnitude
+    in [0.5, 1) (0, infinities and NaN with exponent 0), as PyTorch's named
+    tuple (mantissa, exponent int32)."""
+    if not input.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    with torch.no_grad():
+        x = input.double()
+        finite = x.isfinite() & (x != 0)
+        safe = torch.where(finite, x.abs(), torch.ones_like(x))
+        e = safe.log2().floor() + 1
+        m = x / torch.pow(2.0, e)
+        big = finite & (m.abs() >= 1)
+        m = torch.where(big, m / 2, m)
+        e = torch.where(big, e + 1, e)
+        small = finite & (m.abs() < 0.5)
+        m = torch.where(small, m * 2, m)
+        e = torch.where(small, e - 1, e)
+        m = torch.where(finite, m, x)
+        e = torch.where(finite, e, torch.zeros_like(e))
+    return _cudash.return_type("frexp", mantissa=m.to(input.dtype), exponent=e.to(torch.int32))
