@@ -529,6 +529,7 @@ docs! {
     Method Tensors "movedim", "x.movedim(source, destination)", "A view with dimension(s) `source` moved to `destination`, the others in their order (a `permute`: `PermuteBackward0`).", "ones(2, 3, 4).movedim(0, -1).shape";
     Method Tensors "unflatten", "x.unflatten(dim, sizes)", "A view with dimension `dim` split into `sizes` (one may be -1), as `torch.Tensor.unflatten` (`ViewBackward0`).", "arange(6).unflatten(0, (2, 3))";
     Method Math "square", "x.square()", "`x ** 2` (`PowBackward0`).", "arange(3).square()";
+    Method Math "square_", "x.square_()", "`x ** 2` in place, x returned (`x.pow_(2)`).", "x = arange(3.)\nx.square_()";
     Method Math "clamp_min", "x.clamp_min(min)", "`x.clamp(min=min)`.", "tensor([-1., 2.]).clamp_min(0)";
     Method Math "clamp_max", "x.clamp_max(max)", "`x.clamp(max=max)`.", "tensor([-1., 2.]).clamp_max(0)";
     Method Tensors "type_as", "x.type_as(other)", "`x` with `other`'s dtype and device (`x.to(other.device, other.dtype)`).", "arange(3).type_as(ones(1))";

@@ -95,6 +95,7 @@ pub(super) fn alias(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
     let (target, args) = match name {
         "swapaxes" | "swapdims" => ("transpose", vec![arg(given("dim0")), arg(given("dim1"))]),
         "square" => ("pow", vec![arg(Value::Int(2))]),
+        "square_" => ("pow_", vec![arg(Value::Int(2))]),
         "clamp_min" => ("clamp", vec![keyword("min", given("min"))]),
         "clip" | "clip_" => (
             if name == "clip" { "clamp" } else { "clamp_" },

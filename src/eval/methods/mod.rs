@@ -507,6 +507,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("movedim", TensorMethod(facts::alias)),
         ("unflatten", TensorMethod(facts::alias)),
         ("square", TensorMethod(facts::alias)),
+        ("square_", TensorMethod(facts::alias)),
         ("clamp_min", TensorMethod(facts::alias)),
         ("clamp_max", TensorMethod(facts::alias)),
         ("type_as", TensorMethod(facts::alias)),

@@ -630,6 +630,7 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch.optim", "LBFGS", "torch.optim.lbfgs"),
     ("torch.optim", "Rprop", "torch.optim._more"),
     ("torch.optim", "ASGD", "torch.optim._more"),
+    ("torch.optim", "Adafactor", "torch.optim._more"),
     ("os", "walk", "os._walk"),
     ("math", "fsum", "math._fsum"),
     ("os", "scandir", "os._walk"),
