@@ -40,3 +40,30 @@ except RuntimeError as e:
 rate = torch.tensor([0.5, 2.0, 7.5], device=device)
 k = torch.tensor([0.0, 3.0, 5.0], device=device)
 print(g6(k * rate.log() - rate - torch.lgamma(k + 1)))
+
+# Forward-mode AD through them (and through the new shape functions),
+# against central differences.
+import torch.autograd.forward_ad as fwAD
+
+x0 = torch.randn(3, 4, dtype=torch.float64).to(device)
+t0 = torch.randn(3, 4, dtype=torch.float64).to(device)
+cases = [
+    ("lgamma", lambda z: torch.lgamma(z.abs() + 1)),
+    ("digamma", lambda z: torch.digamma(z.abs() + 1)),
+    ("polygamma", lambda z: torch.polygamma(2, z.abs() + 1)),
+    ("erfc", torch.erfc),
+    ("atan2", lambda z: torch.atan2(z, z.flip(0) + 0.5)),
+    ("diff", lambda z: torch.diff(z, dim=1)),
+    ("rot90", torch.rot90),
+    ("tensordot", lambda z: torch.tensordot(z, z.T, 1)),
+    ("cummax", lambda z: torch.cummax(z, 1).values),
+    ("unfold", lambda z: z.unfold(1, 2, 1)),
+    ("F.unfold", lambda z: torch.nn.functional.unfold(z.view(1, 1, 3, 4), 2)),
+]
+with fwAD.dual_level():
+    dual = fwAD.make_dual(x0, t0)
+    for name, f in cases:
+        tangent = fwAD.unpack_dual(f(dual)).tangent
+        eps = 1e-6
+        fd = (f(x0 + eps * t0) - f(x0 - eps * t0)) / (2 * eps)
+        print(name, tangent is not None and torch.allclose(tangent, fd, atol=1e-6))

@@ -1490,7 +1490,21 @@ class Atan2(torch.autograd.Function):
     @staticmethod
     def forward(ctx, y, x):
         ctx.save_for_backward(y, x)
+        ctx.yx = (y, x)
         return _atan2_values(y, x)
+
+    @staticmethod
+    def jvp(ctx, ty, tx):
+        import torch.autograd.forward_ad as fwAD
+
+        y, x = (fwAD.unpack_dual(v).primal for v in ctx.yx)
+        recip = (x * x + y * y).reciprocal()
+        total = 0
+        if ty is not None:
+            total = total + ty * x * recip
+        if tx is not None:
+            total = total - tx * y * recip
+        return total
 
     @staticmethod
     def backward(ctx, grad):
@@ -1511,7 +1525,7 @@ def atan2(input, other, *, out=None):
     if y.dtype != x.dtype:
         common = torch.promote_types(y.dtype, x.dtype)
         y, x = y.to(common), x.to(common)
-    result = Atan2.apply(y, x) if (y.requires_grad or x.requires_grad) else _atan2_values(y, x)
+    result = Atan2.apply(y, x)
     return result if out is None else out.copy_(result)
 
 

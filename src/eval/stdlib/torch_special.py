@@ -21,6 +21,14 @@ _LANCZOS = (
 )
 
 
+def _primal(x):
+    # x without its forward-mode tangent (a jvp's coefficient is the
+    # primal's function, not another dual computation).
+    import torch.autograd.forward_ad as fwAD
+
+    return fwAD.unpack_dual(x).primal
+
+
 def _float(x):
     if not isinstance(x, torch.Tensor):
         x = torch.tensor(x)
@@ -127,7 +135,12 @@ class Lgamma(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
+        ctx.x = x
         return _in64(_lgamma64, x)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t * digamma(_primal(ctx.x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -139,7 +152,12 @@ class Digamma(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
+        ctx.x = x
         return _in64(_digamma64, x)
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t * polygamma(1, _primal(ctx.x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -152,7 +170,12 @@ class Polygamma(torch.autograd.Function):
     def forward(ctx, n, x):
         ctx.save_for_backward(x)
         ctx.n = n
+        ctx.x = x
         return _in64(lambda t: _polygamma64(n, t), x)
+
+    @staticmethod
+    def jvp(ctx, _n, t):
+        return t * polygamma(ctx.n + 1, _primal(ctx.x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -164,7 +187,13 @@ class Erfc(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
+        ctx.x = x
         return _in64(_erfc64, x)
+
+    @staticmethod
+    def jvp(ctx, t):
+        x = _primal(ctx.x)
+        return t * (-2 / math.sqrt(math.pi)) * (-x * x).exp()
 
     @staticmethod
     def backward(ctx, grad):
@@ -172,21 +201,22 @@ class Erfc(torch.autograd.Function):
         return grad * (-2 / math.sqrt(math.pi)) * (-x * x).exp()
 
 
-def _apply(fn, plain, x):
-    x = _float(x)
-    return fn.apply(x) if x.requires_grad else _in64(plain, x)
+def _apply(fn, x):
+    # Through the Function always: it records a node only when x requires
+    # grad, and carries a tangent (its `jvp`) when x has one.
+    return fn.apply(_float(x))
 
 
 def lgamma(input, *, out=None):
     """log |Gamma(x)|."""
-    result = _apply(Lgamma, _lgamma64, input)
+    result = _apply(Lgamma, input)
     return result if out is None else out.copy_(result)
 
 
 def digamma(input, *, out=None):
     """The logarithmic derivative of Gamma, psi(x) (-inf at 0, NaN at the
     negative integers)."""
-    result = _apply(Digamma, _digamma64, input)
+    result = _apply(Digamma, input)
     return result if out is None else out.copy_(result)
 
 
@@ -195,7 +225,7 @@ def polygamma(n, input, *, out=None):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     x = _float(input)
-    result = Polygamma.apply(n, x) if x.requires_grad else _in64(lambda t: _polygamma64(n, t), x)
+    result = Polygamma.apply(n, x)
     return result if out is None else out.copy_(result)
 
 
@@ -213,7 +243,7 @@ def mvlgamma(input, p, *, out=None):
 
 def erfc(input, *, out=None):
     """1 - erf(x), keeping its digits where erf(x) is near 1."""
-    result = _apply(Erfc, _erfc64, input)
+    result = _apply(Erfc, input)
     return result if out is None else out.copy_(result)
 
 
