@@ -6,7 +6,7 @@ import torch.nn.functional as F
 from torch.nn import Module
 import torch.nn.utils.parametrize as parametrize
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["weight_norm", "spectral_norm", "orthogonal"]
 
 
 def _norm_except_dim(v, p, dim):
@@ -109,4 +109,129 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     parametrize.register_parametrization(
         module, name, _SpectralNorm(weight, n_power_iterations, dim, eps)
     )
+    return module
+
+
+# ---- orthogonal ----------------------------------------------------------------
+
+
+def _householder_product(A, tau):
+    # The first k columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with
+    # v_i = (0, ..., 0, 1, A[i+1:, i]) (LAPACK's `orgqr`).
+    n, k = A.shape[-2], A.shape[-1]
+    Q = torch.eye(n, k, dtype=A.dtype, device=A.device).expand(A.shape[:-2] + (n, k))
+    for i in range(k - 1, -1, -1):
+        v = torch.cat([torch.ones_like(A[..., i:i + 1, i]), A[..., i + 1:, i]], -1)
+        block = Q[..., i:, :]
+        w = (v.unsqueeze(-1) * block).sum(-2)
+        block = block - tau[..., i].unsqueeze(-1).unsqueeze(-1) * v.unsqueeze(-1) * w.unsqueeze(-2)
+        Q = torch.cat([Q[..., :i, :], block], -2)
+    return Q
+
+
+def _is_orthogonal(Q):
+    n, k = Q.size(-2), Q.size(-1)
+    eye = torch.eye(k, dtype=Q.dtype, device=Q.device)
+    eps = 10.0 * n * torch.finfo(Q.dtype).eps
+    return torch.allclose(Q.mT @ Q, eye, atol=eps)
+
+
+def _make_orthogonal(A):
+    # The Q of A = QR with R's diagonal made non-negative.
+    Q, R = torch.linalg.qr(A)
+    return Q * R.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+
+
+class _Orthogonal(Module):
+    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
+        super().__init__()
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X):
+        n, k = X.size(-2), X.size(-1)
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            X = X.tril()
+            if n != k:
+                X = torch.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mT
+            if self.orthogonal_map == "matrix_exp":
+                Q = torch.matrix_exp(A)
+            else:
+                eye = torch.eye(n, dtype=A.dtype, device=A.device)
+                Q = torch.linalg.solve(torch.add(eye, A, alpha=-0.5), torch.add(eye, A, alpha=0.5))
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = _householder_product(A, tau)
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if getattr(self, "base", None) is not None:
+            Q = self.base @ Q
+        if transposed:
+            Q = Q.mT
+        return Q
+
+    def right_inverse(self, Q):
+        with torch.no_grad():
+            if Q.shape != self.shape:
+                raise ValueError(
+                    f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                    f"Got a tensor of shape {Q.shape}.")
+            Q_init = Q
+            n, k = Q.size(-2), Q.size(-1)
+            transpose = n < k
+            if transpose:
+                Q = Q.mT
+                n, k = k, n
+            if not self._trivial():
+                if self.orthogonal_map in ("matrix_exp", "cayley"):
+                    raise NotImplementedError(
+                        "It is not possible to assign to the matrix exponential or the Cayley "
+                        "parametrizations when use_trivialization=False.")
+                raise NotImplementedError(
+                    "cudash's orthogonal(use_trivialization=False) with the householder map "
+                    "cannot be assigned yet (it needs torch.geqrf)")
+            if n == k:
+                Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+            else:
+                N = torch.randn(*(Q.size()[:-2] + (n, n - k)), dtype=Q.dtype, device=Q.device)
+                Q = _make_orthogonal(torch.cat([Q, N], dim=-1))
+            self.base = Q
+            neg_eye = torch.zeros_like(Q_init)
+            neg_eye.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+            return neg_eye
+
+    def _trivial(self):
+        return "base" in self._buffers
+
+
+def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
+    """An orthogonal (for complex tensors, unitary) parametrization of
+    `module`'s `name`: the matrix is `base @ map(X)`, `map` the matrix
+    exponential or the Cayley map of X's skew-symmetric part, or a product
+    of Householder reflections (the default for a square matrix:
+    `matrix_exp`; else `householder`), as PyTorch's."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, torch.Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError(
+            "Expected a matrix or batch of matrices. "
+            f"Got a tensor of {weight.ndim} dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = "matrix_exp" if weight.size(-2) == weight.size(-1) else "householder"
+    if orthogonal_map not in ("matrix_exp", "cayley", "householder"):
+        raise ValueError(
+            'orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+            f"Got: {orthogonal_map}")
+    orth = _Orthogonal(weight, orthogonal_map, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
     return module
