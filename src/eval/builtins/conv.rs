@@ -234,14 +234,10 @@ pub(super) fn function(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
         }
         false => {
             let (padding, reversed) = padding(b, one_d, kernel, stride, dilation)?;
-            let padded = conv::padded_first(rt, mode, &x, padding, None, &reversed);
-            match padded {
-                Ok((x, padding)) => {
-                    let settings = (stride, padding, dilation, groups);
-                    conv::conv2d(rt, mode, &x, &w, bias.as_ref(), settings)
-                }
-                Err(e) => Err(e),
-            }
+            conv::padded_first(rt, mode, &x, padding, None, &reversed).and_then(|(x, padding)| {
+                let settings = (stride, padding, dilation, groups);
+                conv::conv2d(rt, mode, &x, &w, bias.as_ref(), settings)
+            })
         }
     };
     b.result(result)

@@ -729,8 +729,7 @@ pub(super) fn in_place(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: 
     if name == "div_" {
         if let Some(rounding) = rounding_mode(b)? {
             let q = rounded_div(&mut me.rt, me.grad, t, y, rounding).map_err(|e| e.at(b.span))?;
-            let src = Operand::strong(&q);
-            let r = inplace::copy_(&mut me.rt, me.grad, t, &q, |rt| rt.assign(t, src.tensor));
+            let r = inplace::copy_(&mut me.rt, me.grad, t, &q, |rt| rt.assign(t, &q));
             r.map_err(|e| e.at(b.span))?;
             return Ok(Value::Tensor(Arc::clone(t)));
         }

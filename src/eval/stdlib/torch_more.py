@@ -38,21 +38,17 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
-    parts = []
-    for p in (prepend,):
-        if p is not None:
-            parts.append(p if isinstance(p, torch.Tensor) and p.dim() else
-                         torch.as_tensor(p, device=input.device).expand(
-                             *input.shape[:_dims(dim, input.dim())], 1,
-                             *input.shape[_dims(dim, input.dim()) + 1:]))
-    parts.append(input)
-    if append is not None:
-        parts.append(append if isinstance(append, torch.Tensor) and append.dim() else
-                     torch.as_tensor(append, device=input.device).expand(
-                         *input.shape[:_dims(dim, input.dim())], 1,
-                         *input.shape[_dims(dim, input.dim()) + 1:]))
+    d = _dims(dim, input.dim())
+
+    def edge(p):
+        # A number or 0-d tensor as one slice of input's shape along dim.
+        if isinstance(p, torch.Tensor) and p.dim():
+            return p
+        return torch.as_tensor(p, device=input.device).expand(*input.shape[:d], 1, *input.shape[d + 1:])
+
+    parts = [edge(p) for p in (prepend,) if p is not None] + [input]
+    parts += [edge(p) for p in (append,) if p is not None]
     x = torch.cat(parts, dim) if len(parts) > 1 else input
-    d = _dims(dim, x.dim())
     for _ in range(n):
         size = x.shape[d]
         if size == 0:

@@ -21,6 +21,21 @@ def _scalar(x):
     return x.item() if isinstance(x, torch.Tensor) else x
 
 
+def _closure_loss(closure):
+    # `step(closure)`: the closure's loss, its gradients made in grad mode.
+    if closure is None:
+        return None
+    with torch.enable_grad():
+        return closure()
+
+
+def _check_lr(lr, words="Invalid learning rate: {}"):
+    if isinstance(lr, torch.Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(words.format(lr))
+
+
 class Rprop(Optimizer):
     def __init__(
         self,
@@ -34,10 +49,7 @@ class Rprop(Optimizer):
         maximize=False,
         differentiable=False,
     ):
-        if isinstance(lr, torch.Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = {
@@ -52,10 +64,7 @@ class Rprop(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
@@ -101,10 +110,7 @@ class ASGD(Optimizer):
         differentiable=False,
         capturable=False,
     ):
-        if isinstance(lr, torch.Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = {
@@ -121,10 +127,7 @@ class ASGD(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]
             for p in group["params"]:
@@ -175,10 +178,7 @@ class Adafactor(Optimizer):
         foreach=None,
         maximize=False,
     ):
-        if isinstance(lr, torch.Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
+        _check_lr(lr, "Learning rate should be >= 0 but is: {}")
         if not 0.0 >= beta2_decay:
             raise ValueError(f"beta2_decay should be <= 0 but is: {beta2_decay}")
         if eps[0] is not None and not 0.0 <= eps[0]:
@@ -201,10 +201,7 @@ class Adafactor(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
+        loss = _closure_loss(closure)
         for group in self.param_groups:
             lr = _scalar(group["lr"])
             eps1, eps2 = group["eps"]
