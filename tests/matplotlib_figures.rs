@@ -56,8 +56,48 @@ except ValueError as e:
             "(200, 200) (255, 0, 0) (0, 0, 255) (0, 0, 0)",
             "[0, 1, 1, 1] (0, 0, 0) (255, 255, 255) (0, 0, 0)",
             "(640, 480) (0, 0, 0) (255, 255, 255)",
-            "cudash's figures are saved as PNG, not jpg",
+            "Format 'jpg' is one matplotlib writes and cudash does not; cudash writes png, pdf and svg",
             "'nope' is not a valid value for cmap; su",
+        ]
+    );
+}
+
+/// `savefig` writes a PDF (one page of the figure's size in points, its
+/// pixels an image on it) and an SVG (the PNG in an `<image>`), takes a
+/// binary file object such as `io.BytesIO` that `Image.open` reads back,
+/// and adds ".png" to a name without an extension, as matplotlib does.
+#[test]
+fn savefig_writes_pdf_svg_and_file_objects() {
+    let lines = common::script_lines_on(
+        0,
+        "figure_formats",
+        r#"
+import io
+import matplotlib.pyplot as plt
+from PIL import Image
+fig = plt.figure(figsize=(3, 2), dpi=50)
+plt.plot([0, 1], [0, 1], "g")
+plt.savefig("f.pdf")
+plt.savefig("f.svg")
+plt.savefig("plain")
+pdf = open("f.pdf", "rb").read()
+print(pdf[:9], pdf[-6:], b"/MediaBox [0 0 216.00 144.00]" in pdf, b"/Width 150 /Height 100" in pdf)
+svg = open("f.svg").read()
+print(svg.count("<svg"), 'width="216pt"' in svg, "data:image/png;base64," in svg)
+buf = io.BytesIO()
+fig.savefig(buf, format="png")
+buf.seek(0)
+im = Image.open(buf)
+ref = Image.open("plain.png")
+print(im.size, im.format, im.getpixel((75, 50)) == ref.getpixel((75, 50)), buf.getvalue()[:4])
+"#,
+    );
+    assert_eq!(
+        lines,
+        [
+            "b'%PDF-1.4\\n' b'%%EOF\\n' True True",
+            "1 True True",
+            "(150, 100) PNG True b'\\x89PNG'",
         ]
     );
 }

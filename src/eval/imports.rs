@@ -796,6 +796,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.write_png",
     },
     Native {
+        name: "_cudash.encode_figure",
+    },
+    Native {
         name: "_cudash.show_png",
     },
     Native {

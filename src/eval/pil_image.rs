@@ -1,7 +1,7 @@
 //! The natives behind cudash's `PIL.Image` (`stdlib/pil_image.py`):
 //!
 //! - `_cudash.image_open(fp)`: a PNG or JPEG file (a path, a path-like or
-//!   a file opened "rb") as `(format, mode, pixels, palette, alphas)`,
+//!   a file opened "rb", or the bytes of an `io.BytesIO`) as `(format, mode, pixels, palette, alphas)`,
 //!   the pixels an `H×W×C` uint8 tensor (`runtime::io::image`);
 //! - `_cudash.image_resize(pixels, (w, h), filter, box)`: PIL's
 //!   `Image.resize` of those pixels (`data::resample`);
@@ -43,6 +43,7 @@ impl Interp {
                 Value::Tensor(t) if t.dtype() == DType::U8 && t.shape().len() == 1 => {
                     ("<bytes>".to_string(), t.to_vec::<u8>())
                 }
+                Value::Bytes(b) => ("<bytes>".to_string(), b.to_vec()),
                 v => {
                     let path = match v {
                         Value::File(f) => crate::runtime::lock::lock(f).name.clone(),

@@ -15,6 +15,10 @@
 //! - `_cudash.md5(path)`: the file's MD5, as torchvision checks downloads;
 //! - `_cudash.write_png(path, pixels)`: an `H×W×C` tensor of values in
 //!   0..=255 as a PNG file (`torchvision.utils.save_image`);
+//! - `_cudash.encode_figure(pixels, format, width_pt, height_pt)`: the
+//!   bytes of a figure's file, `"png"`, `"pdf"` (one page of the figure's
+//!   size holding its pixels, `runtime::io::pdf`) or `"svg"` (the PNG in
+//!   an `<image>`), for `savefig` to a path or a file object;
 //! - `_cudash.png_data_uri(pixels)`: the same PNG as a `data:` URI (the
 //!   frames of `matplotlib.animation`'s HTML);
 //! - `_cudash.show_png(text, pixels)`, `_cudash.show_html(text, html)`:
@@ -32,7 +36,7 @@ use crate::runtime::io::tar;
 use crate::runtime::Tensor;
 
 /// The names this module answers.
-pub const NAMES: [&str; 12] = [
+pub const NAMES: [&str; 13] = [
     "_cudash.read_idx",
     "_cudash.download",
     "_cudash.gunzip",
@@ -41,6 +45,7 @@ pub const NAMES: [&str; 12] = [
     "_cudash.tar_close",
     "_cudash.md5",
     "_cudash.write_png",
+    "_cudash.encode_figure",
     "_cudash.show_png",
     "_cudash.png_data_uri",
     "_cudash.show_html",
@@ -178,6 +183,35 @@ impl Interp {
                 Ok(Value::bool(true))
             }
             "_cudash.notebook" => Ok(Value::bool(self.hooks.html)),
+            "_cudash.encode_figure" => {
+                let format = text(1)?;
+                let points = |k: usize| match args.get(k).map(|a| &a.value) {
+                    Some(Value::Float(v)) => Ok(v.get()),
+                    Some(Value::Int(v)) => Ok(*v as f64),
+                    _ => Err(at(Error::value(format!(
+                        "{name}: argument {k} is a number"
+                    )))),
+                };
+                let (width_pt, height_pt) = (points(2)?, points(3)?);
+                let pixels = args.first().map(|a| &a.value);
+                let bytes = match format.as_str() {
+                    "png" => encoded(pixels).map_err(at)?,
+                    "svg" => encoded(pixels)
+                        .map_err(at)?
+                        .map(|png| svg(&png, width_pt, height_pt)),
+                    "pdf" => {
+                        let (pixels, w, h, c) = samples(pixels).map_err(at)?;
+                        crate::runtime::io::pdf::raster_pdf(&pixels, w, h, c, width_pt, height_pt)
+                    }
+                    _ => {
+                        return Err(at(Error::value(format!(
+                            "cudash writes figures as png, pdf or svg, not {format}"
+                        ))))
+                    }
+                };
+                let bytes = bytes.map_err(|e| io("encode", "a figure", e))?;
+                Ok(Value::Bytes(Arc::new(bytes)))
+            }
             "_cudash.png_data_uri" => {
                 let png = encoded(args.first().map(|a| &a.value)).map_err(at)?;
                 let png = png.map_err(|e| io("encode", "a frame", e))?;
@@ -199,6 +233,28 @@ impl Interp {
 
 /// The PNG file of an `H×W×C` tensor of pixels (1, 3 or 4 channels).
 fn encoded(v: Option<&Value>) -> Result<std::io::Result<Vec<u8>>, Error> {
+    let (pixels, w, h, c) = samples(v)?;
+    Ok(png(&pixels, w, h, c))
+}
+
+/// An SVG document of the figure's size holding its PNG, as matplotlib's
+/// SVG backend embeds raster images (`width`/`height` in points).
+fn svg(png: &[u8], width_pt: f64, height_pt: f64) -> Vec<u8> {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\" standalone=\"no\"?>\n\
+         <svg xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"{width_pt}pt\" \
+         height=\"{height_pt}pt\" viewBox=\"0 0 {width_pt} {height_pt}\" \
+         xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\">\n \
+         <image width=\"{width_pt}\" height=\"{height_pt}\" \
+         xlink:href=\"data:image/png;base64,{}\"/>\n</svg>\n",
+        base64(png)
+    )
+    .into_bytes()
+}
+
+/// The 8-bit samples of an `H×W×C` tensor of pixels (1, 3 or 4
+/// channels) with its width, height and channels.
+fn samples(v: Option<&Value>) -> Result<(Vec<u8>, usize, usize, usize), Error> {
     let Some(Value::Tensor(t)) = v else {
         return Err(Error::value("the pixels are a tensor"));
     };
@@ -215,7 +271,7 @@ fn encoded(v: Option<&Value>) -> Result<std::io::Result<Vec<u8>>, Error> {
         .into_iter()
         .map(|v| v.clamp(0, 255) as u8)
         .collect();
-    Ok(png(&pixels, w, h, c))
+    Ok((pixels, w, h, c))
 }
 
 /// Standard base64 (RFC 4648, with padding), for a data URL.

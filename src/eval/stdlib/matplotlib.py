@@ -1,8 +1,8 @@
 """matplotlib for cudash (written for cudash): the package's `use`,
 `get_backend`, `rcParams` and `is_interactive`. cudash draws with a
 non-interactive backend of its own, as matplotlib's Agg does where there is
-no display: `pyplot.show()` shows nothing, `savefig` writes a PNG
-(matplotlib.pyplot has what is drawn)."""
+no display: `pyplot.show()` shows nothing, `savefig` writes a PNG, a
+PDF or an SVG of the figure's pixels (matplotlib.pyplot has what is drawn)."""
 
 rcParams = {
     "figure.figsize": [6.4, 4.8],

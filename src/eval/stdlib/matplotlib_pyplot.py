@@ -1,7 +1,7 @@
 """matplotlib.pyplot for cudash (written for cudash): figures, axes and
 what programs draw on them (`plot`, `scatter`, `bar`, `hist`, `imshow`,
-`matshow`), kept as matplotlib keeps them and drawn into a PNG by
-`savefig`. The backend is a non-interactive one, as matplotlib's Agg where
+`matshow`), kept as matplotlib keeps them and drawn into a PNG (or a PDF or SVG
+holding it) by `savefig`. The backend is a non-interactive one, as matplotlib's Agg where
 there is no display: `show()` shows nothing. Titles, labels, tick labels,
 legends and other text are kept (`ax.get_title()`), not drawn; colormaps
 are drawn from a few of each map's colours, linearly between them."""
@@ -11,6 +11,10 @@ import time
 import torch
 import _cudash
 import matplotlib
+
+# The formats `savefig` writes, and those matplotlib writes that it does not.
+_FORMATS = ["pdf", "png", "svg"]
+_NOT_WRITTEN = ["eps", "jpeg", "jpg", "pgf", "ps", "raw", "rgba", "svgz", "tif", "tiff", "webp"]
 
 # `hist` takes a parameter called `range`, as matplotlib's.
 _range = range
@@ -894,20 +898,34 @@ class Figure:
         pass
 
     def savefig(self, fname, dpi=None, format=None, **kwargs):
-        """The figure drawn into a PNG file (the format cudash writes)."""
-        name = os.fspath(fname)
-        fmt = (format or (name.rsplit(".", 1)[-1] if "." in os.path.basename(name) else "png")).lower()
-        if fmt != "png":
-            raise ValueError(f"cudash's figures are saved as PNG, not {fmt}")
-        if "." not in os.path.basename(name):
-            name = name + ".png"
+        """The figure drawn into a PNG, a PDF or an SVG file: a path (the
+        format from its extension, PNG where it has none) or a binary file
+        object (`io.BytesIO`). A PDF's page and an SVG's picture are the
+        figure's size, holding its pixels (matplotlib draws those two
+        formats as vector paths)."""
+        to_file = hasattr(fname, "write") and not isinstance(fname, str)
+        name = "" if to_file else os.fspath(fname)
+        base = os.path.basename(name)
+        fmt = (format or (base.rsplit(".", 1)[-1] if "." in base else "png")).lower()
+        if fmt not in _FORMATS:
+            known = ", ".join(sorted(_FORMATS + _NOT_WRITTEN))
+            if fmt in _NOT_WRITTEN:
+                raise ValueError(f"Format {fmt!r} is one matplotlib writes and cudash does not; cudash writes png, pdf and svg")
+            raise ValueError(f"Format {fmt!r} is not supported (supported formats: {known})")
+        if not to_file and "." not in base:
+            name = name + "." + fmt
         keep = self.dpi
         if dpi is not None and dpi != "figure":
             self.dpi = float(dpi)
         try:
-            _cudash.write_png(name, self._canvas())
+            data = _cudash.encode_figure(self._canvas(), fmt, self._size[0] * 72, self._size[1] * 72)
         finally:
             self.dpi = keep
+        if to_file:
+            fname.write(data)
+        else:
+            with open(name, "wb") as f:
+                f.write(data)
 
     def _canvas(self):
         W, H = self._pixels()

@@ -6,6 +6,7 @@ arithmetic), `crop`, `transpose`, `rotate` by right angles, `convert`
 between 1, L, LA, P, RGB, RGBA and YCbCr, `getpixel`, `split`, `save` as PNG,
 `np.array(img)`. The pixels are an `H×W×C` uint8 tensor (`img._pixels`);
 `mode` and `size` are PIL's."""
+import io
 import math
 import torch
 import _cudash
@@ -383,8 +384,9 @@ def open(fp, mode="r", formats=None):
     """An image file (PNG or JPEG) as Pillow opens it."""
     if mode != "r":
         raise ValueError(f"bad mode {mode!r}")
+    source = fp.read() if isinstance(fp, io.BytesIO) else fp
     try:
-        fmt, m, pixels, palette, alphas = _cudash.image_open(fp)
+        fmt, m, pixels, palette, alphas = _cudash.image_open(source)
     except OSError as e:
         if str(e).startswith("cannot identify image file"):
             raise UnidentifiedImageError(str(e)) from None

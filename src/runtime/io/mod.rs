@@ -6,6 +6,7 @@ pub mod image;
 pub mod jpeg;
 mod numpy_pickle;
 mod opcodes;
+pub mod pdf;
 mod pickle;
 pub mod tar;
 pub mod zip;
