@@ -6341,3 +6341,158 @@ print("{}".format(torch.tensor(2)), "{:>6}".format(torch.tensor(2)), f"{torch.te
         ]
     );
 }
+
+/// Python's assignment expression (`:=`): in `if` and `while`
+/// conditions, in a comprehension (binding the enclosing function's name,
+/// as PEP 572 says), in a lambda, an f-string, a dict display and a call;
+/// an f-string's `{x:=^7}` stays a format spec.
+#[test]
+fn assignment_expressions() {
+    let out = python_printed(
+        "walrus",
+        r#"
+import re
+xs = [3, 1, 4, 1, 5]
+if (n := len(xs)) > 2:
+    print("walrus", n)
+it = iter(xs)
+seen = []
+while (v := next(it, None)) is not None:
+    seen.append(v)
+print(seen)
+print([y for x in xs if (y := x * 2) > 4], y)
+def f(data):
+    total = 0
+    if (m := re.match(r"(\d+)", data)) is not None:
+        total += int(m.group(1))
+    vals = [last := k for k in range(3)]
+    return total, last, vals
+print(f("42abc"))
+g = lambda q: (w := q + 1) * w
+print(g(2), (a := 5), a, f"{(b := 7)} {b}", {"k": (h := 3)}, h, max((r := [2, 9, 4])), r)
+print(f"{3:=^7}|")
+"#,
+    );
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        out,
+        [
+            "walrus 5",
+            "[3, 1, 4, 1, 5]",
+            "[6, 8, 10] 10",
+            "(42, 2, [0, 1, 2])",
+            "9 5 5 7 7 {'k': 3} 3 9 [2, 9, 4]",
+            "===3===|",
+        ]
+    );
+}
+
+/// `@dataclass(frozen=True)`, `order=True`, and the module's `fields`,
+/// `astuple`, `replace`, `is_dataclass`, as Python 3.11 printed them.
+#[test]
+fn dataclass_options_and_helpers() {
+    let out = python_printed(
+        "dataclass_options",
+        r#"
+import dataclasses
+from dataclasses import dataclass, field, asdict, astuple, replace, fields, is_dataclass
+@dataclass
+class Config:
+    lr: float = 1e-3
+    layers: list = field(default_factory=lambda: [64, 32])
+c = Config(lr=0.1)
+print(replace(c, lr=0.5), c, astuple(c), [f.name for f in fields(Config)], fields(c)[0].default)
+print(is_dataclass(c), is_dataclass(Config), is_dataclass(3))
+@dataclass(frozen=True)
+class P:
+    x: int
+    y: int = 0
+p = P(1)
+try:
+    p.x = 3
+except dataclasses.FrozenInstanceError as e:
+    print("FrozenInstanceError:", e)
+try:
+    del p.y
+except AttributeError as e:
+    print(type(e).__name__, e)
+print(P(1, 2) == P(1, 2), hash(P(1, 2)) == hash(P(1, 2)), len({P(1, 2), P(1, 2), P(2)}), {P(1): "a"}[P(1)])
+@dataclass(order=True)
+class V:
+    major: int
+    minor: int = 0
+print(sorted([V(1, 5), V(0, 9), V(1, 2)]), V(1) < V(1, 1), V(2) >= V(1, 9), max(V(3), V(3, 1)))
+try:
+    V(1) < P(1)
+except TypeError as e:
+    print("TypeError:", e)
+try:
+    replace(c, nope=1)
+except TypeError as e:
+    print("TypeError:", e)
+@dataclass
+class Post:
+    a: int
+    def __post_init__(self):
+        self.twice = 2 * self.a
+print(replace(Post(1), a=10).twice)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "Config(lr=0.5, layers=[64, 32]) Config(lr=0.1, layers=[64, 32]) (0.1, [64, 32]) ['lr', 'layers'] 0.001",
+            "True True False",
+            "FrozenInstanceError: cannot assign to field 'x'",
+            "FrozenInstanceError cannot delete field 'y'",
+            "True True 2 a",
+            "[V(major=0, minor=9), V(major=1, minor=2), V(major=1, minor=5)] True True V(major=3, minor=1)",
+            "TypeError: '<' not supported between instances of 'V' and 'P'",
+            "TypeError: Config.__init__() got an unexpected keyword argument 'nope'",
+            "20",
+        ]
+    );
+    // The options cudash does not model say so rather than being ignored.
+    let (class, message) = common::err(
+        "from dataclasses import dataclass\n@dataclass(eq=False)\nclass A:\n    x: int = 0",
+    );
+    assert_eq!(class, "NotImplementedError", "{message}");
+}
+
+/// Attributes set on a function (`f.calls += 1`), its docstring, and
+/// `functools.wraps` giving the wrapper the wrapped function's name,
+/// docstring and `__wrapped__`, as Python's.
+#[test]
+fn function_attributes_and_wraps() {
+    let out = python_printed(
+        "function_attributes",
+        r#"
+import functools
+def f(x):
+    "doc of f"
+    return x
+f.calls = 0
+f.calls += 1
+def h():
+    pass
+print(f.calls, f.__name__, f.__doc__, h.__doc__, hasattr(f, "nope"))
+def deco(fn):
+    @functools.wraps(fn)
+    def inner(*a, **k):
+        """inner doc"""
+        inner.count += 1
+        return fn(*a, **k) * 2
+    inner.count = 0
+    return inner
+@deco
+def g(x):
+    "doc of g"
+    return x
+print(g(3), g(4), g.count, g.__name__, g.__doc__, g.__wrapped__(3), repr(g).split(" at ")[0])
+"#,
+    );
+    assert_eq!(
+        out,
+        ["1 f doc of f None False", "6 8 2 g doc of g 3 <function g",]
+    );
+}

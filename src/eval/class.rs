@@ -152,6 +152,7 @@ impl Interp {
             attrs: Mutex::new(Vec::new()),
             fields,
             dataclass: std::sync::atomic::AtomicBool::new(tuple_base.is_some()),
+            dataclass_options: Default::default(),
             tuple: tuple_base.is_some(),
         });
         for s in &def.body {
@@ -478,6 +479,9 @@ impl Interp {
             }
         }
         match target {
+            Value::Object(o) if super::dataclass::has_option(o, super::dataclass::FROZEN) => {
+                Err(super::dataclass::frozen_error("assign to", name).at(span))
+            }
             Value::Object(o) => {
                 o.set(name, v);
                 Ok(())
@@ -496,6 +500,12 @@ impl Interp {
                 Ok(())
             }
             Value::Module(m) => self.set_module_attr(m, name, v, span),
+            Value::Function(f) => {
+                let mut attrs = lock(&f.attrs);
+                attrs.retain(|(n, _)| n != name);
+                attrs.push((name.to_string(), v));
+                Ok(())
+            }
             other => Err(Error::ReadOnly {
                 message: format!("cannot set `.{name}` of {}", other.type_name()),
             }

@@ -284,6 +284,7 @@ fn named_tuple(
         attrs: std::sync::Mutex::new(attrs),
         fields,
         dataclass: std::sync::atomic::AtomicBool::new(true),
+        dataclass_options: Default::default(),
         tuple: true,
     })))
 }

@@ -324,6 +324,11 @@ impl Interp {
                 return Ok(());
             }
         }
+        if let Value::Object(x) = o {
+            if super::dataclass::has_option(x, super::dataclass::FROZEN) {
+                return Err(super::dataclass::frozen_error("delete", name).at(span));
+            }
+        }
         let object = match o {
             Value::Object(x) => Some(Arc::clone(x)),
             Value::Module(m) => super::value::object_of(m),

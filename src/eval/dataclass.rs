@@ -3,7 +3,11 @@
 //! fields, in the order written (a base dataclass's first). Made with
 //! the fields as keywords or in order, defaults from the class, then
 //! `__post_init__`; shown as `GPTConfig(n_layer=4, ...)`; `==` compares
-//! the fields; `dataclasses.asdict` gives a dict of them.
+//! the fields; `dataclasses.asdict` gives a dict of them. `frozen=True`
+//! refuses assignments (`FrozenInstanceError`) and hashes by the fields,
+//! `order=True` orders instances as tuples of their fields. The module's
+//! Python side (`stdlib/dataclasses.py`) has `fields`, `replace`,
+//! `astuple`, `is_dataclass`.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -14,6 +18,46 @@ use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::lock::lock;
+
+/// `@dataclass(frozen=True)`: its instances' attributes cannot be set.
+pub const FROZEN: u8 = 1;
+/// `@dataclass(order=True)`: `<`, `<=`, `>`, `>=` compare the fields.
+pub const ORDER: u8 = 2;
+/// `@dataclass(unsafe_hash=True)` (or frozen): hashed by the fields.
+pub const HASH: u8 = 4;
+
+/// Whether the class of `o` was made a dataclass with option `flag`.
+pub fn has_option(o: &Object, flag: u8) -> bool {
+    is_dataclass(o) && o.class.dataclass_options.load(Ordering::Relaxed) & flag != 0
+}
+
+/// The values of `o`'s fields, in order (None for one it lacks).
+pub fn field_values(o: &Object) -> Vec<Value> {
+    let attrs = lock(&o.attrs);
+    fields_of(&o.class)
+        .iter()
+        .map(|f| {
+            attrs
+                .iter()
+                .find(|(n, _)| n == f)
+                .map_or(Value::None, |(_, v)| v.clone())
+        })
+        .collect()
+}
+
+/// Python's error for setting or deleting an attribute of a frozen
+/// dataclass's instance (`dataclasses.FrozenInstanceError`).
+pub fn frozen_error(action: &str, name: &str) -> Error {
+    Error::Module {
+        class: "FrozenInstanceError",
+        message: format!("cannot {action} field '{name}'"),
+        help: Some(
+            "a frozen dataclass's instance keeps its fields: make a changed copy with \
+             `dataclasses.replace(obj, name=value)`"
+                .into(),
+        ),
+    }
+}
 
 /// The fields of a dataclass, a base dataclass's first (a field named
 /// again keeps its first place, as Python's).
@@ -129,53 +173,25 @@ fn type_error(message: String, span: Span) -> Diagnostic {
 }
 
 impl Interp {
-    /// `@dataclass`, `@dataclass()`, `@dataclass(frozen=False)` over a class.
-    pub(super) fn dataclass(
-        &mut self,
-        decorator: &'static super::value::Native,
-        args: Vec<ArgVal>,
-        span: Span,
-    ) -> Result<Value, Diagnostic> {
-        let class = match args.as_slice() {
-            [a] if a.keyword.is_none() => match &a.value {
-                Value::Class(c) => Arc::clone(c),
-                other => {
-                    return Err(Error::wrong_type(
-                        "what @dataclass decorates",
-                        "a class",
-                        other.type_name(),
-                    )
-                    .at(a.span))
-                }
-            },
-            // `@dataclass(...)`: the decorator itself, its options taken
-            // as Python's defaults (a frozen or ordered dataclass is not
-            // modelled, and says so).
-            _ => {
-                for a in &args {
-                    let name = a.keyword.as_ref().map_or("", |k| k.name.as_str());
-                    let default = matches!(
-                        (name, &a.value),
-                        ("init" | "repr" | "eq", Value::Bool(b)) if b.get()
-                    ) || matches!((name, &a.value), ("frozen" | "order", Value::Bool(b)) if !b.get());
-                    if !default {
-                        return Err(Error::Module {
-                            class: "NotImplementedError",
-                            message: format!(
-                                "cudash's @dataclass takes no `{name}` but its default"
-                            ),
-                            help: Some(
-                                "write @dataclass, whose classes are made, shown and compared \
-                                 by their fields"
-                                    .into(),
-                            ),
-                        }
-                        .at(a.span));
-                    }
-                }
-                return Ok(Value::Native(decorator));
+    /// `_cudash.dataclass(cls, frozen, order, unsafe_hash)`: the class
+    /// made a dataclass (`dataclasses.dataclass` checks its options first).
+    pub(super) fn dataclass(&mut self, args: Vec<ArgVal>, span: Span) -> Result<Value, Diagnostic> {
+        let class = match args.first().map(|a| &a.value) {
+            Some(Value::Class(c)) => Arc::clone(c),
+            other => {
+                return Err(Error::wrong_type(
+                    "what @dataclass decorates",
+                    "a class",
+                    other.map_or("nothing", |v| v.type_name()),
+                )
+                .at(args.first().map_or(span, |a| a.span)))
             }
         };
+        let flag = |k: usize, bit: u8| match args.get(k).map(|a| &a.value) {
+            Some(Value::Bool(b)) if b.get() => bit,
+            _ => 0,
+        };
+        let options = flag(1, FROZEN | HASH) | flag(2, ORDER) | flag(3, HASH);
         // Python's check: a mutable default would be shared by every instance.
         for f in &class.fields {
             if let Some(v) = lock(&class.attrs)
@@ -209,6 +225,7 @@ impl Interp {
                 false => {}
             }
         }
+        class.dataclass_options.store(options, Ordering::Relaxed);
         class.dataclass.store(true, Ordering::Relaxed);
         Ok(Value::Class(class))
     }
@@ -388,6 +405,31 @@ impl Interp {
             self.call_bound(this, post, Vec::new(), span)?;
         }
         Ok(())
+    }
+
+    /// `_cudash.dataclass_fields(cls_or_instance)`: its fields' names, in
+    /// order; Python's TypeError for anything not a dataclass.
+    pub(super) fn dataclass_fields(
+        &mut self,
+        args: &[ArgVal],
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let class = match args.first().map(|a| &a.value) {
+            Some(Value::Class(c)) if c.dataclass.load(Ordering::Relaxed) => Arc::clone(c),
+            Some(Value::Object(o)) if is_dataclass(o) => Arc::clone(&o.class),
+            _ => {
+                return Err(type_error(
+                    "must be called with a dataclass type or instance".into(),
+                    args.first().map_or(span, |a| a.span),
+                ))
+            }
+        };
+        Ok(Value::list(
+            fields_of(&class)
+                .into_iter()
+                .map(|f| Value::Str(Arc::new(f)))
+                .collect(),
+        ))
     }
 
     /// `dataclasses.asdict(obj)`: its fields as a dict, a dataclass among

@@ -69,6 +69,8 @@ pub static CLASSES: &[ExceptionClass] = &[
     class("UnicodeError", Some("ValueError")),
     class("UnicodeDecodeError", Some("UnicodeError")),
     class("UnicodeEncodeError", Some("UnicodeError")),
+    // dataclasses.FrozenInstanceError: a frozen dataclass's field set.
+    class("FrozenInstanceError", Some("AttributeError")),
     // pickle.UnpicklingError (PyTorch's safe load raises it).
     class("UnpicklingError", Some("Exception")),
     // struct.error: a format or a buffer `struct` cannot use.

@@ -180,6 +180,11 @@ impl Interp {
             ExprKind::Or(a, b) => self.eval_or(a, b, d),
             ExprKind::Not(inner) => self.eval_not(inner, d),
             ExprKind::IfElse(a, c, b) => self.eval_if_else(a, c, b, d),
+            ExprKind::Walrus(name, value) => {
+                let v = self.eval(value, d)?;
+                self.assign(name, v.clone());
+                Ok(v)
+            }
             ExprKind::Binary(op @ (BinOp::In | BinOp::NotIn), a, b) => {
                 self.eval_in(*op == BinOp::In, a, b, e.span, d)
             }

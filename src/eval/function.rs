@@ -117,6 +117,7 @@ impl Interp {
             grad_mode: None,
             abstract_method: false,
             home: self.vars.number(),
+            attrs: Default::default(),
         };
         Ok(f)
     }
@@ -326,6 +327,7 @@ impl Function {
             grad_mode: self.grad_mode,
             abstract_method: self.abstract_method,
             home: self.home,
+            attrs: std::sync::Mutex::new(crate::runtime::lock::lock(&self.attrs).clone()),
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::dataclass::is_dataclass;
+use super::dataclass::{field_values, has_option, is_dataclass, HASH};
 use super::value::{object_id, Key, Object, Value};
 use super::Interp;
 use crate::error::{Diagnostic, Error};
@@ -38,6 +38,16 @@ impl Key {
             Value::Object(o) if o.class.tuple => {
                 let items = Value::List(Arc::new(o.tuple_items()));
                 Key::Hashed(Arc::new((Key::of(&items)?, v.clone())))
+            }
+            // `@dataclass(frozen=True)` (or `unsafe_hash=True`): the tuple
+            // of its fields, beside its class.
+            Value::Object(o) if !has_own_hash(o) && has_option(o, HASH) => {
+                let class = Arc::as_ptr(&o.class) as *const u8 as usize as i64;
+                let mut keys = vec![Key::Int(class)];
+                for v in field_values(o) {
+                    keys.push(Key::of(&v)?);
+                }
+                Key::Hashed(Arc::new((Key::Tuple(Arc::new(keys)), v.clone())))
             }
             // Python sets `__hash__` to None in a class that defines
             // `__eq__` without it, a dataclass's too: not hashable.

@@ -131,9 +131,6 @@ pub static MODULES: &[PyModule] = &[
     // `pickle.dump(obj, f)`, `pickle.load(f)` of Python's values.
     PyModule { path: "pickle" },
     PyModule { path: "argparse" },
-    PyModule {
-        path: "dataclasses",
-    },
     // Type hints: their names import (annotations are not evaluated).
     PyModule { path: "typing" },
     // `from ast import literal_eval` (nanoGPT's configurator).
@@ -1357,13 +1354,16 @@ static NATIVES: &[Native] = &[
         name: "torch.distributed.is_available",
     },
     Native {
-        name: "dataclasses.dataclass",
+        name: "_cudash.dataclass",
     },
     Native {
-        name: "dataclasses.asdict",
+        name: "_cudash.asdict",
     },
     Native {
-        name: "dataclasses.field",
+        name: "_cudash.dataclass_field",
+    },
+    Native {
+        name: "_cudash.dataclass_fields",
     },
 ];
 
@@ -1792,6 +1792,9 @@ fn constant(full: &str) -> Option<Value> {
         "json" if name == "JSONDecodeError" => super::exceptions::named(name).map(Value::ExcClass),
         "struct" if name == "error" => {
             super::exceptions::named("struct.error").map(Value::ExcClass)
+        }
+        "_cudash" if name == "FrozenInstanceError" => {
+            super::exceptions::named(name).map(Value::ExcClass)
         }
         "pickle" if name == "UnpicklingError" => {
             super::exceptions::named(name).map(Value::ExcClass)
@@ -2249,9 +2252,10 @@ impl Interp {
             return self.call_collections(f.name, args, span);
         }
         match f.name {
-            "dataclasses.dataclass" => return self.dataclass(f, args, span),
-            "dataclasses.asdict" => return self.asdict(&args, span),
-            "dataclasses.field" => return self.dataclass_field(args, span),
+            "_cudash.dataclass" => return self.dataclass(args, span),
+            "_cudash.asdict" => return self.asdict(&args, span),
+            "_cudash.dataclass_field" => return self.dataclass_field(args, span),
+            "_cudash.dataclass_fields" => return self.dataclass_fields(&args, span),
             _ => {}
         }
         if f.name == "gzip.open" {

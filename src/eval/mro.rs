@@ -61,6 +61,7 @@ mod tests {
             attrs: Mutex::new(Vec::new()),
             fields: Vec::new(),
             dataclass: Default::default(),
+            dataclass_options: Default::default(),
             tuple: false,
         })
     }

@@ -4,6 +4,7 @@
 //! is `a.__iadd__(b)` where the class has it, else `a = a + b`.
 
 use super::args::ArgVal;
+use super::dataclass::{field_values, has_option, ORDER};
 use super::value::class_of;
 use super::{Interp, Value};
 use crate::error::Diagnostic;
@@ -80,6 +81,7 @@ impl Interp {
         b: &Value,
         span: Span,
     ) -> Option<Result<Value, Diagnostic>> {
+        use BinaryOp::{Ge, Gt, Le, Lt};
         let (name, reflected) = methods(op)?;
         if defines(a, name) {
             return Some(self.call_operator(a, name, b, span));
@@ -90,6 +92,33 @@ impl Interp {
         // PyTorch's `Dataset.__add__`: `ConcatDataset([a, b])`.
         if op == BinOp::Elementwise(BinaryOp::Add) && is_dataset(a) {
             return Some(self.concat_datasets(a, b, span));
+        }
+        // `@dataclass(order=True)`: instances of one class compare as the
+        // tuples of their fields.
+        let ordered = |v: &Value| matches!(v, Value::Object(o) if has_option(o, ORDER));
+        if matches!(op, BinOp::Elementwise(Lt | Le | Gt | Ge)) && (ordered(a) || ordered(b)) {
+            if let (Value::Object(x), Value::Object(y)) = (a, b) {
+                if std::sync::Arc::ptr_eq(&x.class, &y.class) {
+                    let fields = |o| Value::List(std::sync::Arc::new(field_values(o)));
+                    return Some(self.arith(op, fields(x), fields(y), span));
+                }
+            }
+            let symbol = match op {
+                BinOp::Elementwise(Lt) => "<",
+                BinOp::Elementwise(Le) => "<=",
+                BinOp::Elementwise(Gt) => ">",
+                _ => ">=",
+            };
+            return Some(Err(crate::error::Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "'{symbol}' not supported between instances of '{}' and '{}'",
+                    super::format::python_type(a),
+                    super::format::python_type(b)
+                ),
+                help: None,
+            }
+            .at(span)));
         }
         // Python's default `__ne__`: the opposite of `__eq__`.
         if op == BinOp::Elementwise(BinaryOp::Ne) && defines(a, "__eq__") {

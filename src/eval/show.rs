@@ -118,7 +118,11 @@ pub fn repr(v: &Value) -> String {
         },
         // Python's text, with the address `id()` gives, in a Python program.
         Value::Function(f) if pytorch_text() => {
-            format!("<function {} at {:#x}>", f.def.name.name, object_id(v))
+            let name = match f.attr("__qualname__") {
+                Some(Value::Str(q)) => q.to_string(),
+                _ => f.def.name.name.clone(),
+            };
+            format!("<function {name} at {:#x}>", object_id(v))
         }
         Value::Function(f) => format!("<function {}>", f.signature()),
         Value::Stream(s) => s.describe(),

@@ -384,7 +384,7 @@ impl Interp {
             },
         };
         match &target {
-            Value::Object(_) | Value::Module(_) | Value::Class(_) => {
+            Value::Object(_) | Value::Module(_) | Value::Class(_) | Value::Function(_) => {
                 self.set_object_attr(&target, &attr.name, r, attr.span)
             }
             _ => self.set_property(&target, attr, r, value.span),
@@ -749,7 +749,7 @@ impl Interp {
         name_span: Span,
     ) -> Result<(), Diagnostic> {
         match target {
-            Value::Object(_) | Value::Module(_) | Value::Class(_) => {
+            Value::Object(_) | Value::Module(_) | Value::Class(_) | Value::Function(_) => {
                 self.set_object_attr(target, name, v, name_span)
             }
             // `torch.backends.cudnn.benchmark = True`

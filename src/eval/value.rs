@@ -6,7 +6,7 @@ use crate::runtime::event::{Event, StreamRef};
 use crate::runtime::{DType, Device, Tensor};
 
 use super::docs::Doc;
-use crate::lang::ast::FnDef;
+use crate::lang::ast::{Expr, ExprKind, FnDef, StmtKind};
 
 // Two words, a pair of scalars to the compiler: a word of tag and a word
 // of payload, every payload an integer or a pointer (`Word` keeps floats,
@@ -1298,6 +1298,9 @@ pub struct Class {
     pub fields: Vec<String>,
     /// Whether `@dataclass` made it one (`eval::dataclass`).
     pub dataclass: std::sync::atomic::AtomicBool,
+    /// `@dataclass(frozen=True, order=True, unsafe_hash=True)`: the
+    /// options that change its instances (`dataclass::FROZEN`, ...).
+    pub dataclass_options: std::sync::atomic::AtomicU8,
     /// Whether `collections.namedtuple` made it: a dataclass whose
     /// instances are also tuples of their fields (iterated, indexed,
     /// unpacked, `len`).
@@ -1466,6 +1469,7 @@ fn plain_class(cell: &'static std::sync::OnceLock<Arc<Class>>, name: &str) -> Ar
             attrs: Mutex::new(Vec::new()),
             fields: Vec::new(),
             dataclass: Default::default(),
+            dataclass_options: Default::default(),
             tuple: false,
         })
     }))
@@ -1485,6 +1489,7 @@ fn tuple_class<'a>(name: &str, fields: impl Iterator<Item = &'a str>) -> Arc<Cla
         attrs: Mutex::new(Vec::new()),
         fields: fields.map(str::to_string).collect(),
         dataclass: std::sync::atomic::AtomicBool::new(true),
+        dataclass_options: Default::default(),
         tuple: true,
     });
     classes.push(Arc::clone(&class));
@@ -1857,6 +1862,9 @@ pub struct Function {
     /// The number of the globals it was defined in: a module's function
     /// runs with its module's (`own_module`).
     pub home: u64,
+    /// Attributes the program set on it (`f.calls = 0`, and `__name__`,
+    /// `__doc__`, `__wrapped__` from `functools.wraps`).
+    pub attrs: Mutex<Vec<(String, Value)>>,
 }
 
 impl Function {
@@ -1879,6 +1887,26 @@ impl Function {
 
     pub fn name(&self) -> &str {
         &self.def.name.name
+    }
+
+    /// An attribute the program set on it.
+    pub fn attr(&self, name: &str) -> Option<Value> {
+        let attrs = crate::runtime::lock::lock(&self.attrs);
+        attrs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// Its docstring: the string its body starts with, if any.
+    pub fn doc(&self) -> Option<String> {
+        match &self.def.body.first()?.kind {
+            StmtKind::Expr(Expr {
+                kind: ExprKind::Str(s),
+                ..
+            }) => Some(s.clone()),
+            _ => None,
+        }
     }
 }
 

@@ -378,6 +378,9 @@ pub enum ExprKind {
     /// `a if c else b`: Python's conditional expression; `c` first, then
     /// only the operand it picks.
     IfElse(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `(n := len(xs))`: the value, also assigned to the name (Python's
+    /// assignment expression; in a comprehension, the function's name).
+    Walrus(Name, Box<Expr>),
     /// `lambda x, y=1: x + y`: a function of one expression.
     Lambda(std::sync::Arc<FnDef>),
     /// `[f(x) for x in xs if c]`, `{k: v for ...}`, `(f(x) for x in xs)`.

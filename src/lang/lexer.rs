@@ -258,8 +258,8 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
     });
 
     // One character, then maybe a second and a third: `**`, `..`, `==`,
-    // `!=`, `<=`, `>=`, `//`, `<<`, `>>`, `+=` and the other augmented
-    // assignments, `**=`, `//=`, `<<=`, `>>=`.
+    // `!=`, `<=`, `>=`, `//`, `<<`, `>>`, `:=`, `+=` and the other
+    // augmented assignments, `**=`, `//=`, `<<=`, `>>=`.
     let punct = one_of("()[]{},;:.=+-*/@<>!%&|^~")
         .then(one_of("*./=<>").or_not())
         .then(one_of("=.").or_not())
@@ -276,6 +276,7 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
                 ('/', Some('/'), None) => Some(Punct::SlashSlash),
                 ('.', Some('.'), None) => Some(Punct::DotDot),
                 ('-', Some('>'), None) => Some(Punct::Arrow),
+                (':', Some('='), None) => Some(Punct::Walrus),
                 ('<', Some('<'), None) => Some(Punct::Shl),
                 ('>', Some('>'), None) => Some(Punct::Shr),
                 ('=', Some('='), None) => Some(Punct::EqEq),

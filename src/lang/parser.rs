@@ -489,7 +489,16 @@ where
             kw(Kw::Not).ignore_then(kw(Kw::In)).to(BinOp::NotIn),
         ));
 
-        atom.pratt((
+        // `name := value`: binds looser than any operator (Python's
+        // assignment expression); tried first, one token of lookahead.
+        let walrus = ident()
+            .then_ignore(p(Punct::Walrus))
+            .then(expr.clone())
+            .map_with(|(name, value): (Name, Expr), e| Expr {
+                kind: ExprKind::Walrus(name, Box::new(value)),
+                span: e.span(),
+            });
+        let operators = atom.pratt((
             postfix(14, postfix_op, |lhs: Expr, op, e| {
                 let kind = match op {
                     Postfix::Call(args) => ExprKind::Call(Box::new(lhs), args),
@@ -599,9 +608,8 @@ where
                     span: e.span(),
                 },
             ),
-        ))
-        .labelled("an expression")
-        .boxed()
+        ));
+        walrus.or(operators).labelled("an expression").boxed()
     })
 }
 

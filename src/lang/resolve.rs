@@ -409,6 +409,12 @@ fn expr_comprehensions(e: &Expr, out: &mut Vec<String>) {
         ExprKind::List(items) | ExprKind::Tuple(items) | ExprKind::Set(items) => {
             items.iter().for_each(go)
         }
+        ExprKind::Walrus(n, value) => {
+            if !out.contains(&n.name) {
+                out.push(n.name.clone());
+            }
+            expr_comprehensions(value, out);
+        }
         ExprKind::Dict(pairs) => pairs.iter().for_each(|(k, v)| {
             go(k);
             go(v);
@@ -639,6 +645,10 @@ fn expr(e: &mut Expr, locals: &Ctx) {
             items.iter_mut().for_each(|e| expr(e, locals))
         }
         ExprKind::FString(parts) => fstring(parts, locals),
+        ExprKind::Walrus(n, value) => {
+            name(n, locals);
+            expr(value, locals);
+        }
         // Its own function, resolved when it was parsed; it takes what it
         // reads of this body's locals.
         ExprKind::Lambda(f) => close(Arc::make_mut(f), locals),

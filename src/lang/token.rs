@@ -180,6 +180,8 @@ pub enum Punct {
     At,
     /// `->` before a function's return annotation.
     Arrow,
+    /// `:=`: an assignment expression (Python's "walrus").
+    Walrus,
     EqEq,
     Ne,
     Lt,
@@ -200,6 +202,7 @@ impl Punct {
             Punct::Comma => ",",
             Punct::Semi => ";",
             Punct::Colon => ":",
+            Punct::Walrus => ":=",
             Punct::Dot => ".",
             Punct::DotDot => "..",
             Punct::Ellipsis => "...",

@@ -608,6 +608,14 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
                 || (doc.name == "tuple" && matches!(obj, Value::Object(o) if o.class.tuple))
         }
         Value::Builtin(doc) if doc.name == "range" => matches!(obj, Value::Range(_)),
+        // `isinstance(x, type)`: a class (the program's, an exception's,
+        // Python's built-in ones).
+        Value::Builtin(doc) if doc.name == "type" => match obj {
+            Value::Class(_) | Value::ExcClass(_) => true,
+            Value::Builtin(d) => PYTHON_TYPES.contains(&d.name),
+            Value::Native(f) => f.is_class(),
+            _ => false,
+        },
         // `isinstance(key, slice)` in a `__getitem__`.
         Value::Builtin(doc) if doc.name == "slice" => matches!(
             obj,

@@ -309,10 +309,10 @@ pub(crate) fn sort_values(
     }
     // Instances of a class of the program's with `__lt__` (a `pathlib`
     // path, a dataclass with `order=True`): Python's stable sort, by `<`.
-    if keyed
-        .iter()
-        .any(|(k, _)| matches!(k, Value::Object(o) if o.class.find("__lt__").is_some()))
-    {
+    if keyed.iter().any(|(k, _)| {
+        matches!(k, Value::Object(o) if o.class.find("__lt__").is_some()
+            || crate::eval::dataclass::has_option(o, crate::eval::dataclass::ORDER))
+    }) {
         if reverse {
             keyed.reverse();
         }

@@ -863,6 +863,12 @@ impl Interp {
             let f = self.own_module_attr(m, &name.name, name.span)?;
             return self.call_value(f, args, span);
         }
+        // `wrapper.__wrapped__(x)`: a callable the program set on a function.
+        if let Value::Function(f) = &recv {
+            if let Some(v) = f.attr(&name.name) {
+                return self.call_value(v, args, span);
+            }
+        }
         // `itertools.chain.from_iterable(xs)`, `str.upper(s)`.
         if let Some(f) = native_member(&recv, &name.name) {
             return self.call_value(f, args, span);
@@ -1178,9 +1184,17 @@ impl Interp {
                 let module = f.name.rsplit_once('.').map_or("builtins", |(m, _)| m);
                 return Ok(Value::Str(Arc::new(module.to_string())));
             }
-            // A decorator's `fn.__name__`.
+            // What the program set on a function (`functools.wraps`'s
+            // `__name__`, `f.calls`), else a decorator's `fn.__name__`,
+            // its docstring.
+            (Value::Function(f), _) if f.attr(name).is_some() => {
+                return Ok(f.attr(name).unwrap_or(Value::None))
+            }
             (Value::Function(f), "__name__" | "__qualname__") => {
                 return Ok(Value::Str(Arc::new(f.name().to_string())))
+            }
+            (Value::Function(f), "__doc__") => {
+                return Ok(f.doc().map_or(Value::None, |d| Value::Str(Arc::new(d))))
             }
             _ => {}
         }

@@ -1,6 +1,7 @@
 """Python's functools as PyTorch programs use it: `partial` (a collate_fn
 with its settings bound), `reduce`, `wraps` over a decorator's wrapper,
-`lru_cache`/`cache` on a function of strings and numbers. Written for
+`lru_cache`/`cache` on a function of strings and numbers; `wraps`
+gives the wrapper the wrapped function's `__name__` and `__doc__`. Written for
 cudash in Python; `cmp_to_key`, `total_ordering`, `cached_property` and
 `singledispatch` are not here."""
 
@@ -43,18 +44,31 @@ def reduce(function, iterable, *initial):
     return value
 
 
-def wraps(wrapped, assigned=None, updated=None):
-    """`@wraps(f)` over a decorator's wrapper: the wrapper as it is (cudash's
-    functions keep their own names)."""
+WRAPPER_ASSIGNMENTS = ("__module__", "__name__", "__qualname__", "__doc__")
+WRAPPER_UPDATES = ("__dict__",)
+
+
+def update_wrapper(wrapper, wrapped, assigned=WRAPPER_ASSIGNMENTS, updated=WRAPPER_UPDATES):
+    """The wrapper given the wrapped function's name, qualified name and
+    docstring (those it has), and `__wrapped__`, as Python's."""
+    for attr in assigned:
+        try:
+            value = getattr(wrapped, attr)
+        except AttributeError:
+            pass
+        else:
+            setattr(wrapper, attr, value)
+    wrapper.__wrapped__ = wrapped
+    return wrapper
+
+
+def wraps(wrapped, assigned=WRAPPER_ASSIGNMENTS, updated=WRAPPER_UPDATES):
+    """`@wraps(f)` over a decorator's wrapper: `update_wrapper(wrapper, f)`."""
 
     def decorator(wrapper):
-        return wrapper
+        return update_wrapper(wrapper, wrapped, assigned, updated)
 
     return decorator
-
-
-def update_wrapper(wrapper, wrapped, assigned=None, updated=None):
-    return wrapper
 
 
 class _CacheInfo:

@@ -17,6 +17,7 @@ const MODULES: &[(&str, &str)] = &[
     ("inspect", include_str!("inspect.py")),
     ("contextlib", include_str!("contextlib.py")),
     ("functools", include_str!("functools.py")),
+    ("dataclasses", include_str!("dataclasses.py")),
     ("collections._deque", include_str!("collections_deque.py")),
     ("itertools._more", include_str!("itertools_more.py")),
     (

@@ -77,4 +77,5 @@ def shorten(text, width, placeholder=" [...]", **kwargs):
         if len(candidate) + len(placeholder) > width:
             break
         out = candidate
-    return out + placeholder
+    # No word fits: the placeholder alone, its leading space dropped.
+    return out + placeholder if out else placeholder.lstrip()
