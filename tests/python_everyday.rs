@@ -6496,3 +6496,130 @@ print(g(3), g(4), g.count, g.__name__, g.__doc__, g.__wrapped__(3), repr(g).spli
         ["1 f doc of f None False", "6 8 2 g doc of g 3 <function g",]
     );
 }
+
+/// Python's `match` statement: each kind of pattern, guards, `as`, `|`,
+/// `*rest` and `**rest`, a class's `__match_args__`, a dataclass's and a
+/// named tuple's fields; `match` and `case` still names elsewhere; a
+/// `yield` and a `continue` inside a case; and the hidden subject gone
+/// after the statement. Each line as Python 3.11 printed it.
+#[test]
+fn match_statements() {
+    let out = python_printed(
+        "match_statement",
+        r#"
+import re
+from dataclasses import dataclass
+from collections import namedtuple
+from enum import Enum
+class Color(Enum):
+    RED = 1
+    GREEN = 2
+@dataclass
+class Point:
+    x: int
+    y: int = 0
+Pair = namedtuple("Pair", ["a", "b"])
+class Circle:
+    __match_args__ = ("r",)
+    def __init__(self, r):
+        self.r = r
+def describe(v):
+    match v:
+        case None:
+            return "none"
+        case True:
+            return "true"
+        case 0 | 1:
+            return "small int"
+        case -5:
+            return "minus five"
+        case int(n) if n > 100:
+            return f"big {n}"
+        case int():
+            return "int"
+        case "hi" | "hello" as word:
+            return f"greeting {word}"
+        case str(s):
+            return f"str {s!r}"
+        case Color.RED:
+            return "red"
+        case Point(x=0, y=0):
+            return "origin"
+        case Point(x, 0):
+            return f"on x axis at {x}"
+        case Circle(r):
+            return f"circle {r}"
+        case Pair(a, b):
+            return f"pair {a} {b}"
+        case [] | ():
+            return "empty"
+        case [first, *rest] if len(rest) > 2:
+            return f"long from {first}, {len(rest)} more"
+        case (a, b, *_):
+            return f"seq {a} {b}"
+        case {"action": "move", "to": (tx, ty), **others}:
+            return f"move {tx} {ty} {others}"
+        case _:
+            return "other"
+for v in [None, True, 1, -5, 7, 1000, "hello", "yo", Color.RED, Color.GREEN, Point(0, 0),
+          Point(3), Point(1, 2), Circle(2.5), Pair(1, 2), (), [1, 2, 3, 4], (1, 2, 3),
+          {"action": "move", "to": (1, 2), "speed": 3}, 3.5]:
+    print(describe(v))
+match "go north".split():
+    case [verb, direction]:
+        print(verb, direction)
+match (1, 2):
+    case x, y:
+        print("tuple", x, y)
+match = re.match(r"(\w+)", "abc")
+case = 3
+print(match.group(1), case)
+def gen():
+    for v in [1, "a", [2, 3]]:
+        match v:
+            case int():
+                yield "int"
+            case [a, b]:
+                yield a + b
+            case _:
+                continue
+print(list(gen()), [k for k in globals() if k.startswith("$")])
+try:
+    match Point(1):
+        case Point(1, 2, 3):
+            pass
+except TypeError as e:
+    print("TypeError:", e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "none",
+            "true",
+            "small int",
+            "minus five",
+            "int",
+            "big 1000",
+            "greeting hello",
+            "str 'yo'",
+            "red",
+            "other",
+            "origin",
+            "on x axis at 3",
+            "other",
+            "circle 2.5",
+            "pair 1 2",
+            "empty",
+            "long from 1, 3 more",
+            "seq 1 2",
+            "move 1 2 {'speed': 3}",
+            "other",
+            "go north",
+            "tuple 1 2",
+            "abc 3",
+            "['int', 5] []",
+            "TypeError: Point() accepts 2 positional sub-patterns (3 given)",
+        ]
+    );
+}

@@ -180,6 +180,10 @@ impl Interp {
             ExprKind::Or(a, b) => self.eval_or(a, b, d),
             ExprKind::Not(inner) => self.eval_not(inner, d),
             ExprKind::IfElse(a, c, b) => self.eval_if_else(a, c, b, d),
+            ExprKind::Matches(subject, pattern) => {
+                let v = self.eval(subject, d)?;
+                self.matches(&v, pattern, d).map(Value::bool)
+            }
             ExprKind::Walrus(name, value) => {
                 let v = self.eval(value, d)?;
                 self.assign(name, v.clone());

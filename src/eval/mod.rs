@@ -72,6 +72,7 @@ mod parallel;
 pub(crate) mod param_containers;
 mod param_group;
 mod parametrize;
+mod pattern_match;
 mod pil_image;
 mod print_options;
 mod processes;

@@ -381,6 +381,10 @@ pub enum ExprKind {
     /// `(n := len(xs))`: the value, also assigned to the name (Python's
     /// assignment expression; in a comprehension, the function's name).
     Walrus(Name, Box<Expr>),
+    /// Whether the subject matches a `case`'s pattern, binding its names
+    /// when it does: Python's `match` statement is parsed as an `if` chain
+    /// of these (`parser::match_statement`).
+    Matches(Box<Expr>, Box<Pattern>),
     /// `lambda x, y=1: x + y`: a function of one expression.
     Lambda(std::sync::Arc<FnDef>),
     /// `[f(x) for x in xs if c]`, `{k: v for ...}`, `(f(x) for x in xs)`.
@@ -388,6 +392,100 @@ pub enum ExprKind {
     Call(Box<Expr>, Vec<Arg>),
     Attr(Box<Expr>, Name),
     Index(Box<Expr>, Vec<IndexItem>),
+}
+
+/// A `case`'s pattern (Python's structural pattern matching, PEP 634).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pattern {
+    /// `_`: anything, bound to no name.
+    Wildcard,
+    /// `x`: anything, bound to `x`.
+    Capture(Name),
+    /// `1`, `"a"`, `-2.5`, `Color.RED`: a subject equal to it (`None`,
+    /// `True`, `False`: the subject is it).
+    Value(Expr),
+    /// `[a, *rest]`, `(a, b)`, `case a, b:`: a sequence (not a string)
+    /// of as many items, each matching (a star's: at least as many).
+    Sequence(Vec<Pattern>),
+    /// `*rest` (`*_`: None) among a sequence pattern's items: the items
+    /// the others leave, as a list.
+    Star(Option<Name>),
+    /// `{"k": p, **rest}`: a dict holding each key, its value matching;
+    /// `rest` takes the other items.
+    Mapping(Vec<(Expr, Pattern)>, Option<Name>),
+    /// `Point(x, y=0)`: an instance of the class whose attributes match
+    /// (positional ones by the class's `__match_args__`, a dataclass's
+    /// fields; `int(n)`, `str(s)` match the subject itself).
+    Class(Expr, Vec<Pattern>, Vec<(Name, Pattern)>),
+    /// `a | b`: the first that matches.
+    Or(Vec<Pattern>),
+    /// `p as name`
+    As(Box<Pattern>, Name),
+}
+
+impl Pattern {
+    /// The names it binds, in order.
+    pub fn names(&self) -> Vec<&Name> {
+        let mut out = Vec::new();
+        self.each_name(&mut |n| out.push(n));
+        out
+    }
+
+    fn each_name<'a>(&'a self, f: &mut dyn FnMut(&'a Name)) {
+        match self {
+            Pattern::Wildcard | Pattern::Value(_) | Pattern::Star(None) => {}
+            Pattern::Capture(n) | Pattern::Star(Some(n)) => f(n),
+            Pattern::Sequence(items) | Pattern::Or(items) => {
+                items.iter().for_each(|p| p.each_name(f))
+            }
+            Pattern::Mapping(items, rest) => {
+                items.iter().for_each(|(_, p)| p.each_name(f));
+                if let Some(n) = rest {
+                    f(n);
+                }
+            }
+            Pattern::Class(_, args, keywords) => {
+                args.iter().for_each(|p| p.each_name(f));
+                keywords.iter().for_each(|(_, p)| p.each_name(f));
+            }
+            Pattern::As(p, n) => {
+                p.each_name(f);
+                f(n);
+            }
+        }
+    }
+
+    /// Its names and expressions, to resolve (`resolve`).
+    pub fn parts_mut(&mut self, name: &mut dyn FnMut(&mut Name), expr: &mut dyn FnMut(&mut Expr)) {
+        match self {
+            Pattern::Wildcard | Pattern::Star(None) => {}
+            Pattern::Value(e) => expr(e),
+            Pattern::Capture(n) | Pattern::Star(Some(n)) => name(n),
+            Pattern::Sequence(items) | Pattern::Or(items) => {
+                items.iter_mut().for_each(|p| p.parts_mut(name, expr))
+            }
+            Pattern::Mapping(items, rest) => {
+                for (k, p) in items {
+                    expr(k);
+                    p.parts_mut(name, expr);
+                }
+                if let Some(n) = rest {
+                    name(n);
+                }
+            }
+            Pattern::Class(class, args, keywords) => {
+                expr(class);
+                args.iter_mut().for_each(|p| p.parts_mut(name, expr));
+                keywords
+                    .iter_mut()
+                    .for_each(|(_, p)| p.parts_mut(name, expr));
+            }
+            Pattern::As(p, n) => {
+                p.parts_mut(name, expr);
+                name(n);
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

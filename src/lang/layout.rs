@@ -82,12 +82,30 @@ fn opens_block(t: &Token) -> bool {
     }
 }
 
+/// Does this `:` open a block of Python's `match` statement? `match` and
+/// `case` are names elsewhere (`match = re.match(...)`): `match x:` opens
+/// one only where the `:` ends its line, `case p:` only directly inside a
+/// `match` block.
+fn opens_match_block(head: Option<&Token>, open: &[Open], next: Option<&Spanned<Token>>) -> bool {
+    match head {
+        Some(Token::Ident(s)) if &**s == "match" => {
+            matches!(next, None | Some((Token::Newline, _)))
+        }
+        Some(Token::Ident(s)) if &**s == "case" => {
+            matches!(open.last(), Some(Open::Indent { keyword, .. }) if keyword == "match")
+        }
+        _ => false,
+    }
+}
+
 /// Is a `{` after `prev` a dict literal rather than a block? A block's
 /// `{` follows its header (a name, `)`, `]`, a literal, `else`, `no_grad`);
 /// a dict's follows an operator, an opening bracket, `,`, `=`, `:`, `return`.
 fn opens_dict(prev: Option<&Token>) -> bool {
     match prev {
         None | Some(Token::Newline) => true,
+        // A mapping pattern: `case {"action": a}:`.
+        Some(Token::Ident(s)) if &**s == "case" => true,
         Some(Token::P(p)) => !matches!(p, Punct::RParen | Punct::RBracket | Punct::RBrace),
         Some(Token::Kw(k)) => matches!(
             k,
@@ -234,7 +252,11 @@ pub fn layout(tokens: Vec<Spanned<Token>>, src: &str) -> Result<Laid, Diagnostic
             }
             Token::Kw(Kw::Lambda) if !in_brackets => lambdas += 1,
             Token::P(Punct::Colon) if !in_brackets && lambdas > 0 => lambdas -= 1,
-            Token::P(Punct::Colon) if !in_brackets && head.as_ref().is_some_and(opens_block) => {
+            Token::P(Punct::Colon)
+                if !in_brackets
+                    && (head.as_ref().is_some_and(opens_block)
+                        || opens_match_block(head.as_ref(), &open, iter.peek())) =>
+            {
                 let ends_line = matches!(iter.peek(), None | Some((Token::Newline, _)));
                 let (header, line) = indent_of(src, head_at);
                 // As written: `def`, not the `fn` it lexes as.

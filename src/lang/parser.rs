@@ -613,6 +613,229 @@ where
     })
 }
 
+/// A `case`'s pattern (`ast::Pattern`): literals, captures, `_`, dotted
+/// values, `[...]`/`(...)` sequences with a `*rest`, `{k: p, **rest}`
+/// mappings, `Class(p, name=p)`, `|` alternatives and `as`.
+fn pattern_parser<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, Pattern, PErr<E>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = Span>,
+{
+    recursive(|pattern| {
+        let spanned = |kind, span| Expr { kind, span };
+        let number = select! {
+            Token::Int(n) => ExprKind::Int(n),
+            Token::Float(x) => ExprKind::Float(x),
+        };
+        let signed =
+            p(Punct::Minus)
+                .or_not()
+                .then(number)
+                .map(|(minus, kind)| match (minus, kind) {
+                    (Some(_), ExprKind::Int(n)) => ExprKind::Int(n.wrapping_neg()),
+                    (Some(_), ExprKind::Float(x)) => ExprKind::Float(-x),
+                    (_, kind) => kind,
+                });
+        let literal = choice((
+            signed,
+            select! {
+                Token::Str(s) => ExprKind::Str(s.to_string()),
+                Token::Bool(b) => ExprKind::Bool(b),
+                Token::None => ExprKind::None,
+            },
+        ))
+        .map_with(move |kind, e| spanned(kind, e.span()));
+        // `Color.RED`, `Point`: a name and the attributes after it.
+        let dotted = ident()
+            .then(
+                p(Punct::Dot)
+                    .ignore_then(ident())
+                    .repeated()
+                    .collect::<Vec<Name>>(),
+            )
+            .map(move |(first, rest)| {
+                let plain = rest.is_empty();
+                let mut e = spanned(ExprKind::Var(first.clone()), first.span);
+                for n in rest {
+                    let span = Span::from(e.span.start..n.span.end);
+                    e = spanned(ExprKind::Attr(Box::new(e), n), span);
+                }
+                (first, plain, e)
+            });
+        enum ClassArg {
+            Positional(Pattern),
+            Keyword(Name, Pattern),
+        }
+        let class_args = ident()
+            .then_ignore(p(Punct::Assign))
+            .then(pattern.clone())
+            .map(|(n, p)| ClassArg::Keyword(n, p))
+            .or(pattern.clone().map(ClassArg::Positional))
+            .separated_by(p(Punct::Comma))
+            .allow_trailing()
+            .collect::<Vec<_>>()
+            .delimited_by(p(Punct::LParen), p(Punct::RParen));
+        let named = dotted.clone().then(class_args.or_not()).validate(
+            |((first, plain, e), args), x, emitter| match args {
+                Some(args) => {
+                    let (mut positional, mut keywords) = (Vec::new(), Vec::new());
+                    for a in args {
+                        match a {
+                            ClassArg::Positional(_) if !keywords.is_empty() => emitter.emit(
+                                E::message(x.span(), "positional patterns follow keyword patterns"),
+                            ),
+                            ClassArg::Positional(p) => positional.push(p),
+                            ClassArg::Keyword(n, p) => keywords.push((n, p)),
+                        }
+                    }
+                    Pattern::Class(e, positional, keywords)
+                }
+                None if !plain => Pattern::Value(e),
+                None if first.name == "_" => Pattern::Wildcard,
+                // Python's constants, names to the lexer: values here.
+                None if matches!(first.name.as_str(), "None" | "True" | "False") => {
+                    let kind = match first.name.as_str() {
+                        "None" => ExprKind::None,
+                        name => ExprKind::Bool(name == "True"),
+                    };
+                    Pattern::Value(Expr {
+                        kind,
+                        span: first.span,
+                    })
+                }
+                None => Pattern::Capture(first),
+            },
+        );
+        let star = p(Punct::Star)
+            .ignore_then(ident())
+            .map(|n| match n.name.as_str() {
+                "_" => Pattern::Star(None),
+                _ => Pattern::Star(Some(n)),
+            });
+        let item = star.or(pattern.clone());
+        let list = item
+            .clone()
+            .separated_by(p(Punct::Comma))
+            .allow_trailing()
+            .collect::<Vec<_>>()
+            .delimited_by(p(Punct::LBracket), p(Punct::RBracket))
+            .map(Pattern::Sequence);
+        // `(p)` groups; `(p,)`, `(a, b)` and `()` are sequences.
+        let parens = item
+            .clone()
+            .then(
+                p(Punct::Comma)
+                    .ignore_then(
+                        item.clone()
+                            .separated_by(p(Punct::Comma))
+                            .allow_trailing()
+                            .collect::<Vec<_>>(),
+                    )
+                    .or_not(),
+            )
+            .or_not()
+            .delimited_by(p(Punct::LParen), p(Punct::RParen))
+            .map(|inner| match inner {
+                None => Pattern::Sequence(Vec::new()),
+                Some((first @ Pattern::Star(_), None)) => Pattern::Sequence(vec![first]),
+                Some((first, None)) => first,
+                Some((first, Some(rest))) => {
+                    Pattern::Sequence(std::iter::once(first).chain(rest).collect())
+                }
+            });
+        enum Entry {
+            Item(Expr, Pattern),
+            Rest(Name),
+        }
+        let key = literal.clone().or(dotted.map(|(_, _, e)| e));
+        let mapping = choice((
+            p(Punct::StarStar).ignore_then(ident()).map(Entry::Rest),
+            key.then_ignore(p(Punct::Colon))
+                .then(pattern.clone())
+                .map(|(k, v)| Entry::Item(k, v)),
+        ))
+        .separated_by(p(Punct::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(p(Punct::LBrace), p(Punct::RBrace))
+        .validate(|entries, x, emitter| {
+            let (mut items, mut rest) = (Vec::new(), None);
+            for entry in entries {
+                match entry {
+                    Entry::Item(..) | Entry::Rest(_) if rest.is_some() => emitter.emit(E::message(
+                        x.span(),
+                        "`**rest` must come last in a mapping pattern",
+                    )),
+                    Entry::Item(k, v) => items.push((k, v)),
+                    Entry::Rest(n) => rest = Some(n),
+                }
+            }
+            Pattern::Mapping(items, rest)
+        });
+        let closed = choice((literal.map(Pattern::Value), named, list, parens, mapping))
+            .labelled("a pattern");
+        let or = closed
+            .separated_by(p(Punct::Pipe))
+            .at_least(1)
+            .collect::<Vec<_>>()
+            .map(|mut alts| match alts.len() {
+                1 => alts.remove(0),
+                _ => Pattern::Or(alts),
+            });
+        or.then(kw(Kw::As).ignore_then(ident()).or_not())
+            .map(|(p, name)| match name {
+                Some(n) => Pattern::As(Box::new(p), n),
+                None => p,
+            })
+            .boxed()
+    })
+}
+
+/// Python's `match` statement, as an `if` chain: the subject is kept in a
+/// hidden local (`$match` and its place: no program names one so), each
+/// `case` is an `ExprKind::Matches` of it (`and` its guard), and each
+/// block, and an `else` when no case matches, first lets the subject go,
+/// so a tensor matched on is freed where Python frees it.
+fn match_statement(
+    subject: Expr,
+    cases: Vec<(Pattern, Option<Expr>, Block)>,
+    span: Span,
+) -> StmtKind {
+    let hidden = Name::new(format!("$match{}", span.start), subject.span);
+    let var = |at: Span| Expr {
+        kind: ExprKind::Var(Name::new(hidden.name.clone(), at)),
+        span: at,
+    };
+    let release = |at: Span| Stmt {
+        kind: StmtKind::Del(vec![var(at)]),
+        span: at,
+    };
+    let mut branches = Vec::new();
+    for (k, (pattern, guard, mut block)) in cases.into_iter().enumerate() {
+        let at = block.first().map_or(span, |s| s.span);
+        let of = match k {
+            0 => Expr {
+                span: subject.span,
+                kind: ExprKind::Walrus(hidden.clone(), Box::new(subject.clone())),
+            },
+            _ => var(subject.span),
+        };
+        let test = Expr {
+            span: of.span,
+            kind: ExprKind::Matches(Box::new(of), Box::new(pattern)),
+        };
+        let test = match guard {
+            Some(g) => Expr {
+                span: Span::from(test.span.start..g.span.end),
+                kind: ExprKind::And(Box::new(test), Box::new(g)),
+            },
+            None => test,
+        };
+        block.insert(0, release(at));
+        branches.push((test, block));
+    }
+    StmtKind::If(branches, Some(vec![release(span)]))
+}
+
 /// One or more statement separators: newlines and `;`.
 fn separator<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, (), PErr<E>> + Clone
 where
@@ -823,6 +1046,56 @@ where
             });
         let fn_def = fn_def.map(|f| StmtKind::Fn(Arc::new(f)));
         let class_def = class_def.map(|c| StmtKind::Class(Arc::new(c)));
+        // `match subject:` and its `case pattern [if guard]:` blocks
+        // (`match` and `case` are names elsewhere).
+        let match_stmt = word("match")
+            .ignore_then(exprs.clone())
+            .then(
+                newlines
+                    .clone()
+                    .ignore_then(word("case"))
+                    .ignore_then(
+                        pattern_parser()
+                            .then(
+                                p(Punct::Comma)
+                                    .ignore_then(
+                                        choice((
+                                            p(Punct::Star).ignore_then(ident()).map(|n| {
+                                                match n.name.as_str() {
+                                                    "_" => Pattern::Star(None),
+                                                    _ => Pattern::Star(Some(n)),
+                                                }
+                                            }),
+                                            pattern_parser(),
+                                        ))
+                                        .separated_by(p(Punct::Comma))
+                                        .allow_trailing()
+                                        .collect::<Vec<_>>(),
+                                    )
+                                    .or_not(),
+                            )
+                            .map(|(first, rest)| match rest {
+                                // `case a, b:`: a sequence without brackets.
+                                Some(rest) => {
+                                    Pattern::Sequence(std::iter::once(first).chain(rest).collect())
+                                }
+                                None => first,
+                            }),
+                    )
+                    .then(kw(Kw::If).ignore_then(expr.clone()).or_not())
+                    .then(block.clone())
+                    .map(|((pattern, guard), body)| (pattern, guard, body))
+                    .repeated()
+                    .at_least(1)
+                    .collect::<Vec<_>>()
+                    .then_ignore(newlines.clone())
+                    .delimited_by(
+                        newlines.clone().ignore_then(p(Punct::LBrace)),
+                        p(Punct::RBrace),
+                    ),
+            )
+            .map_with(|(subject, cases), e| match_statement(subject, cases, e.span()))
+            .boxed();
         let keyword_stmt = choice((
             kw(Kw::Del)
                 .ignore_then(
@@ -942,7 +1215,7 @@ where
                 .map_with(|((c, b), otherwise), e| {
                     loop_else(|b| StmtKind::While(c, b), b, otherwise, e.span())
                 }),
-            kw(Kw::Break).to(StmtKind::Break),
+            choice((match_stmt, kw(Kw::Break).to(StmtKind::Break))),
             // `def encode(self, x): ...`: Python's Ellipsis as a statement,
             // a stub's body, is a `pass`.
             kw(Kw::Pass)
@@ -1134,7 +1407,7 @@ where
                 matches!(
                     t,
                     Token::Kw(_) | Token::P(Punct::At) | Token::P(Punct::Ellipsis)
-                ) || matches!(t, Token::Ident(s) if matches!(&**s, "stream" | "time"))
+                ) || matches!(t, Token::Ident(s) if matches!(&**s, "stream" | "time" | "match"))
             })
             .rewind();
         choice((starts_keyword.ignore_then(keyword_stmt), assign_or_expr))

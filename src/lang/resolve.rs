@@ -415,6 +415,14 @@ fn expr_comprehensions(e: &Expr, out: &mut Vec<String>) {
             }
             expr_comprehensions(value, out);
         }
+        ExprKind::Matches(subject, pattern) => {
+            expr_comprehensions(subject, out);
+            for n in pattern.names() {
+                if !out.contains(&n.name) {
+                    out.push(n.name.clone());
+                }
+            }
+        }
         ExprKind::Dict(pairs) => pairs.iter().for_each(|(k, v)| {
             go(k);
             go(v);
@@ -648,6 +656,10 @@ fn expr(e: &mut Expr, locals: &Ctx) {
         ExprKind::Walrus(n, value) => {
             name(n, locals);
             expr(value, locals);
+        }
+        ExprKind::Matches(subject, pattern) => {
+            expr(subject, locals);
+            pattern.parts_mut(&mut |n| name(n, locals), &mut |e| expr(e, locals));
         }
         // Its own function, resolved when it was parsed; it takes what it
         // reads of this body's locals.

@@ -574,7 +574,7 @@ fn is_subclass(cls: &Value, info: &Value) -> bool {
     }
 }
 
-fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
+pub(crate) fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
     // `isinstance(x, torch.FloatTensor)`, `torch.cuda.FloatTensor`: a
     // tensor of its dtype on its kind of device.
     if let Some(name) = super::super::cuda_legacy::type_named(class) {
