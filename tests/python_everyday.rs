@@ -6623,3 +6623,42 @@ except TypeError as e:
         ]
     );
 }
+
+/// Python's errors for a positional-only parameter passed by keyword and
+/// for `zip(strict=True)` of unequal lengths, as Python 3.11 words them.
+#[test]
+fn positional_only_and_strict_zip_errors() {
+    let out = python_printed(
+        "positional_only",
+        r#"
+def f(a, /, b, *, c=3):
+    return a + b + c
+def g(a, /, **kw):
+    return a, kw
+print(f(1, 2), f(1, b=2, c=4), g(1, a=2))
+try:
+    f(a=1, b=2)
+except TypeError as e:
+    print("TypeError:", e)
+for args in (([1, 2], [3]), ([1], [2], [3, 4])):
+    try:
+        list(zip(*args, strict=True))
+    except ValueError as e:
+        print("ValueError:", e)
+d = {"a": 1}
+alias = d
+d |= {"b": 2}
+print(d | {"a": 0}, alias, (255).bit_length(), (2.0).is_integer(), "Straße".casefold())
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "6 7 (1, {'a': 2})",
+            "TypeError: f() got some positional-only arguments passed as keyword arguments: 'a'",
+            "ValueError: zip() argument 2 is shorter than argument 1",
+            "ValueError: zip() argument 3 is longer than arguments 1-2",
+            "{'a': 0, 'b': 2} {'a': 1, 'b': 2} 8 True strasse",
+        ]
+    );
+}

@@ -20,9 +20,10 @@ fn is_abstract(v: &Value) -> bool {
     match v {
         Value::Function(f) => f.abstract_method,
         Value::Decorated(d) => match &**d {
-            Decorated::Static(f) | Decorated::ClassMethod(f) | Decorated::Property(f, _) => {
-                is_abstract(f)
-            }
+            Decorated::Static(f)
+            | Decorated::ClassMethod(f)
+            | Decorated::Property(f, _)
+            | Decorated::CachedProperty(f) => is_abstract(f),
             Decorated::Apply(_) => false,
         },
         _ => false,

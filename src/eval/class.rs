@@ -134,6 +134,12 @@ impl Interp {
         // namedtuple(...))`) is one too: its fields, made and shown as the
         // base's are.
         let tuple_base = mro.iter().find(|c| c.tuple).cloned();
+        // `class Row(typing.NamedTuple):`: a named tuple of the annotated
+        // fields, their defaults the class's values.
+        let typing_tuple = tuple_base.is_none()
+            && mro
+                .iter()
+                .any(|c| c.name == "NamedTuple" && c.find("_typing_named_tuple").is_some());
         let fields = match &tuple_base {
             Some(base) => base.fields.clone(),
             None => def
@@ -145,15 +151,23 @@ impl Interp {
                 })
                 .collect(),
         };
+        let mut attrs = Vec::new();
+        if typing_tuple {
+            let names = fields
+                .iter()
+                .map(|f| Value::Str(Arc::new(f.clone())))
+                .collect();
+            attrs.push(("_fields".to_string(), Value::List(Arc::new(names))));
+        }
         let class = Arc::new(Class {
             name: def.name.name.clone(),
             bases,
             mro,
-            attrs: Mutex::new(Vec::new()),
+            attrs: Mutex::new(attrs),
             fields,
-            dataclass: std::sync::atomic::AtomicBool::new(tuple_base.is_some()),
+            dataclass: std::sync::atomic::AtomicBool::new(tuple_base.is_some() || typing_tuple),
             dataclass_options: Default::default(),
-            tuple: tuple_base.is_some(),
+            tuple: tuple_base.is_some() || typing_tuple,
         });
         for s in &def.body {
             match &s.kind {
@@ -441,6 +455,14 @@ impl Interp {
                     let arg = ArgVal::positional(this.clone(), span);
                     self.call_value(getter.clone(), vec![arg], span)
                 }
+                Decorated::CachedProperty(getter) => {
+                    let arg = ArgVal::positional(this.clone(), span);
+                    let v = self.call_value(getter.clone(), vec![arg], span)?;
+                    if let (Value::Object(o), Value::Function(f)) = (this, getter) {
+                        o.set(f.name(), v.clone());
+                    }
+                    Ok(v)
+                }
             },
             x => Ok(x),
         }
@@ -673,7 +695,7 @@ impl Interp {
                     self.call_value(f.clone(), args, span)
                 }
                 Decorated::Apply(c) => self.apply_function(c, args, span),
-                Decorated::Property(..) => Err(Error::Module {
+                Decorated::Property(..) | Decorated::CachedProperty(_) => Err(Error::Module {
                     class: "TypeError",
                     message: "'property' object is not callable".into(),
                     help: None,

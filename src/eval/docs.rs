@@ -327,7 +327,7 @@ docs! {
     Function Teaching "format", "format(value, format_spec=\"\")", "Python's format-spec mini-language, as in an f-string: `format(x, \">7f\")`; a 0-d tensor formats as its number.", "format(3.14159, \".2f\")";
     Function Teaching "int", "int(x=0, base=10)", "Python's int: a float truncated, a string read (in `base`, 2 to 36, or 0 for its prefix), a tensor of one element read (a host read, as `.item()`).", "int(2.7)\nint(\"12\")";
     Function Teaching "float", "float(x=0.0)", "Python's float: an int, a string (`\"1e-3\"`, `\"inf\"`), a tensor of one element read (a host read, as `.item()`).", "float(\"1e-3\")";
-    Function Teaching "zip", "zip(*iterables)", "Python's zip: tuples of the items at each position, as many as the shortest has.", "for i, name in zip(range(2), [\"a\", \"b\"]) { print(i, name) }";
+    Function Teaching "zip", "zip(*iterables, strict=false)", "Python's zip: tuples of the items at each position, as many as the shortest has (with `strict=True`, iterables of other lengths are a ValueError).", "for i, name in zip(range(2), [\"a\", \"b\"]) { print(i, name) }";
     Function Teaching "tuple", "tuple(iterable=none)", "Python's tuple of the items.", "tuple(range(3))";
     Function Teaching "set", "set(iterable=none)", "Python's set: each item once (strings and ints), `in` asks whether it holds one; `add`, `update`, `remove`, `discard`, `|`, `&`, `-`. Its items keep the order they came in (Python's order is its hashes'; `sorted(s)` gives one order everywhere).", "chars = set(\"hello\")\nsorted(chars)\n\"h\" in chars";
     Method Teaching "add", "st.add(x)", "Puts `x` in the set (once).", "s = set()\ns.add(3)\ns.add(3)\nlen(s)";

@@ -223,8 +223,16 @@ impl Interp {
             Value::DictView(view) => return Err(super::dict_view::not_subscriptable(view).at(span)),
             // `Color["RED"]`: an Enum's member by name.
             Value::Class(c) if super::enums::is_enum(c) => {
-                let key = self.item_key(items, span, d)?;
+                let key = self.item_key(items, d)?;
                 return super::enums::enum_by_name(c, &key).map_err(|e| e.at(span));
+            }
+            // `Box[int]`: the class's `__class_getitem__` (typing's
+            // `Generic[T]`).
+            Value::Class(c) if c.find("__class_getitem__").is_some() => {
+                let key = self.item_key(items, d)?;
+                let name = crate::lang::ast::Name::new("__class_getitem__".into(), span);
+                let arg = super::args::ArgVal::positional(key, span);
+                return self.call_method(v.clone(), &name, vec![arg], span);
             }
             // `opt.param_groups[0]["lr"]`.
             Value::ParamGroup(g) => {
@@ -250,12 +258,6 @@ impl Interp {
                     |c| Value::Int(c as i64),
                     |b| Value::Bytes(Arc::new(b)),
                 );
-            }
-            // `List[int]`, `Optional[str]` in an expression (`torch.jit.
-            // annotate(List[int], [])`): typing's names are markers here,
-            // and so is what they are subscripted with.
-            Value::Str(text) if text.starts_with("typing.") => {
-                return Ok(Value::Str(Arc::new(format!("{text}[...]"))));
             }
             // `s[0]`, `s[:30]`: a string's characters.
             Value::Str(text) => {
@@ -302,7 +304,7 @@ impl Interp {
             // `ds[i]`, `a[1:3]`, `a[i, :]` of a class with `__getitem__`
             // (a Dataset's): the key as Python makes it.
             Value::Object(_) => {
-                let key = self.item_key(items, span, d)?;
+                let key = self.item_key(items, d)?;
                 let arg = super::args::ArgVal {
                     keyword: None,
                     value: key,
@@ -699,12 +701,7 @@ impl Interp {
 
     /// What `obj[...]` hands `__getitem__` or `__setitem__`: one item's
     /// value, a `slice` for `a:b:c`, a tuple of them for several.
-    pub(crate) fn item_key(
-        &mut self,
-        items: &[IndexItem],
-        span: Span,
-        d: usize,
-    ) -> Result<Value, Diagnostic> {
+    pub(crate) fn item_key(&mut self, items: &[IndexItem], d: usize) -> Result<Value, Diagnostic> {
         let mut parts = Vec::with_capacity(items.len());
         for item in items {
             parts.push(match item {
@@ -715,10 +712,7 @@ impl Interp {
                     let (a, b, c) = self.slice_bounds([start, stop, step], d)?;
                     super::value::slice_value(a, b, c)
                 }
-                IndexItem::Ellipsis => return Err(Error::value(
-                    "cudash hands no `...` to a class's `__getitem__`: write the dimensions out",
-                )
-                .at(span)),
+                IndexItem::Ellipsis => super::value::ellipsis(),
             });
         }
         Ok(match parts.len() {
@@ -1067,6 +1061,15 @@ impl Interp {
             }
             if let Some(r) = super::methods::set::set_binary(bop, &a, &b) {
                 return r;
+            }
+            // `a | b` of dicts (Python 3.9): a new dict (`a`'s kind, an
+            // OrderedDict's or a defaultdict's), `b`'s values over `a`'s.
+            if let (BinaryOp::BitOr, Value::Dict(x), Value::Dict(y)) = (bop, &a, &b) {
+                let merged = x.copy_with((*x.items()).clone());
+                for (k, v) in y.items().iter() {
+                    merged.set(k.clone(), v.clone());
+                }
+                return Ok(Value::Dict(merged));
             }
         }
         // `"%d/%d" % (i, n)`: printf-style formatting.

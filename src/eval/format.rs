@@ -35,6 +35,7 @@ pub fn repr_of(v: &Value) -> String {
         Value::Float(x) => show::float(x.get()),
         Value::Str(s) => quote(s),
         Value::Bytes(b) => show::bytes_repr(b),
+        v if super::value::is_ellipsis(v) => "Ellipsis".into(),
         // `slice(1, 7, None)`.
         v if super::value::slice_bounds(v).is_some() => {
             let (a, b, c) = super::value::slice_bounds(v).unwrap_or_default();

@@ -394,6 +394,24 @@ fn bind(
                 let at = params
                     .iter()
                     .position(|p| p.name.name == k.name && p.spread == Spread::No);
+                // A positional-only parameter's name as a keyword: for
+                // `**kwargs`, else Python's TypeError.
+                let at = match at {
+                    Some(i) if i < f.def.positional_only && entries_at.is_none() => {
+                        return Err(Error::Module {
+                            class: "TypeError",
+                            message: format!(
+                                "{}() got some positional-only arguments passed as keyword arguments: '{}'",
+                                f.name(),
+                                k.name
+                            ),
+                            help: Some(format!("pass it by position: {}", f.signature())),
+                        }
+                        .at(k.span));
+                    }
+                    Some(i) if i < f.def.positional_only => None,
+                    at => at,
+                };
                 if at.is_none() && entries_at.is_some() {
                     let key = Key::Str(k.name.clone());
                     if named.iter().any(|(n, _)| *n == key) {

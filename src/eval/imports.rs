@@ -131,8 +131,6 @@ pub static MODULES: &[PyModule] = &[
     // `pickle.dump(obj, f)`, `pickle.load(f)` of Python's values.
     PyModule { path: "pickle" },
     PyModule { path: "argparse" },
-    // Type hints: their names import (annotations are not evaluated).
-    PyModule { path: "typing" },
     // `from ast import literal_eval` (nanoGPT's configurator).
     PyModule { path: "ast" },
     // `OrderedDict`: a dict (cudash's keep their order, as Python's since 3.7).
@@ -1365,6 +1363,9 @@ static NATIVES: &[Native] = &[
     Native {
         name: "_cudash.dataclass_fields",
     },
+    Native {
+        name: "_cudash.cached_property",
+    },
 ];
 
 /// PyTorch's names that are cudash's under another name or in another place.
@@ -1877,33 +1878,6 @@ fn constant(full: &str) -> Option<Value> {
         "torch.backends.cudnn" | "torch.backends.cuda.matmul" | "torch.backends.mkldnn" => {
             flag(full).map(Value::bool)
         }
-        // `Optional[str]` in an annotation: cudash does not evaluate
-        // annotations, so the names need only import (shown as Python's).
-        "typing"
-            if matches!(
-                name,
-                "Optional"
-                    | "Any"
-                    | "Dict"
-                    | "List"
-                    | "Tuple"
-                    | "Union"
-                    | "Callable"
-                    | "ClassVar"
-                    | "Iterable"
-                    | "Iterator"
-                    | "Sequence"
-                    | "Mapping"
-                    | "Type"
-                    | "Set"
-                    | "Literal"
-                    | "Generator"
-                    | "NamedTuple"
-                    | "Final"
-            ) =>
-        {
-            Some(Value::Str(Arc::new(full.to_string())))
-        }
         // `formatter_class=argparse.ArgumentDefaultsHelpFormatter`
         "argparse" if matches!(name, "HelpFormatter" | "ArgumentDefaultsHelpFormatter") => {
             Some(Value::Str(Arc::new(name.to_string())))
@@ -2256,6 +2230,20 @@ impl Interp {
             "_cudash.asdict" => return self.asdict(&args, span),
             "_cudash.dataclass_field" => return self.dataclass_field(args, span),
             "_cudash.dataclass_fields" => return self.dataclass_fields(&args, span),
+            // `@functools.cached_property` over a method (`stdlib/functools.py`).
+            "_cudash.cached_property" => {
+                return match args.first().map(|a| &a.value) {
+                    Some(f @ Value::Function(_)) => Ok(Value::Decorated(Arc::new(
+                        super::value::Decorated::CachedProperty(f.clone()),
+                    ))),
+                    _ => Err(Error::wrong_type(
+                        "what @cached_property decorates",
+                        "a function",
+                        args.first().map_or("nothing", |a| a.value.type_name()),
+                    )
+                    .at(span)),
+                }
+            }
             _ => {}
         }
         if f.name == "gzip.open" {

@@ -270,6 +270,7 @@ pub fn repr(v: &Value) -> String {
                 super::value::Decorated::Static(f) => ("staticmethod", f),
                 super::value::Decorated::ClassMethod(f) => ("classmethod", f),
                 super::value::Decorated::Property(f, _) => ("property", f),
+                super::value::Decorated::CachedProperty(f) => ("functools.cached_property", f),
                 super::value::Decorated::Apply(c) => {
                     return format!(
                         "<built-in method apply of FunctionMeta object ({})>",

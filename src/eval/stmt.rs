@@ -509,6 +509,19 @@ impl Interp {
         if let Value::Tensor(t) = &current {
             return self.augment_tensor(t, op, &v, span, value_span);
         }
+        // `d |= e` updates the dict in place, `s |= t` the set (every name
+        // for it sees it), as Python's.
+        if let (Value::Dict(d) | Value::Set(d), BinaryOp::BitOr) = (&current, op) {
+            let merged = self
+                .binary(BinOp::Elementwise(op), current.clone(), v)
+                .map_err(|e| e.at(span))?;
+            if let Value::Dict(m) | Value::Set(m) = merged {
+                for (k, x) in m.items().iter() {
+                    d.set(k.clone(), x.clone());
+                }
+            }
+            return Ok(());
+        }
         // `xs += ys` extends the list in place (every name for it sees it).
         if let (Value::MutList(list), BinaryOp::Add) = (&current, op) {
             let more = super::builtins::python::items_of(self, &v, value_span, "+=")?;
@@ -598,7 +611,7 @@ impl Interp {
         }
         // `a[k] = v` of a class with `__setitem__`.
         if let Value::Object(_) = &target {
-            let key = self.item_key(items, span, 0)?;
+            let key = self.item_key(items, 0)?;
             let v = value.value(self)?;
             let args = vec![
                 super::args::ArgVal::positional(key, span),

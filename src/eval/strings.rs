@@ -148,6 +148,7 @@ pub(super) const STR_METHODS: &[&str] = &[
     "join",
     "upper",
     "lower",
+    "casefold",
     "strip",
     "lstrip",
     "rstrip",
@@ -404,6 +405,9 @@ impl Interp {
             },
             "upper" => text(s.to_uppercase()),
             "lower" => text(s.to_lowercase()),
+            // Python's caseless form: lower case, and the German sharp s
+            // as "ss" (the one fold programs meet).
+            "casefold" => text(s.to_lowercase().replace('ß', "ss")),
             // `s.strip(".,")`: those characters; none given (or None): whitespace.
             "strip" | "lstrip" | "rstrip" => {
                 let chars = match args.first().map(|a| &a.value) {

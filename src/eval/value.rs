@@ -1035,7 +1035,7 @@ impl Value {
             Value::Decorated(d) => match **d {
                 Decorated::Static(_) => "a staticmethod",
                 Decorated::ClassMethod(_) => "a classmethod",
-                Decorated::Property(..) => "a property",
+                Decorated::Property(..) | Decorated::CachedProperty(_) => "a property",
                 Decorated::Apply(_) => "a function",
             },
             Value::GradMode(_) => "a grad mode",
@@ -1411,6 +1411,20 @@ pub fn slice_class() -> Arc<Class> {
     plain_class(&CLASS, "slice")
 }
 
+/// Python's `Ellipsis` (`...`): what `obj[...]` hands a class's
+/// `__getitem__` (`Tuple[int, ...]`), one object.
+pub fn ellipsis() -> Value {
+    static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
+    static ONE: std::sync::OnceLock<Arc<Object>> = std::sync::OnceLock::new();
+    let class = plain_class(&CLASS, "ellipsis");
+    Value::Object(Arc::clone(ONE.get_or_init(|| Arc::new(Object::new(class)))))
+}
+
+/// Whether `v` is Python's `Ellipsis`.
+pub fn is_ellipsis(v: &Value) -> bool {
+    matches!((v, ellipsis()), (Value::Object(a), Value::Object(b)) if Arc::ptr_eq(a, &b))
+}
+
 /// `slice(start, stop, step)`.
 pub fn slice_value(start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> Value {
     let o = Object::new(slice_class());
@@ -1561,6 +1575,10 @@ pub enum Decorated {
     /// instance; set, where it has a setter (`@name.setter`), by calling
     /// that with the instance and the value.
     Property(Value, Option<Value>),
+    /// `@functools.cached_property`: read as a property the first time,
+    /// its value then kept on the instance under the function's name
+    /// (later reads find it there).
+    CachedProperty(Value),
     /// `MyFunction.apply` of a `torch.autograd.Function` class.
     Apply(Arc<Class>),
 }

@@ -655,6 +655,9 @@ pub struct FnDef {
     /// The enclosing functions' locals it reads (or passes on to functions
     /// it defines).
     pub free: Vec<FreeVar>,
+    /// How many parameters come before a `/` (Python's positional-only
+    /// ones: a keyword of that name goes to `**kwargs`, or is an error).
+    pub positional_only: usize,
 }
 
 /// A parameter: its name and, after `=`, its default; `*args` takes the

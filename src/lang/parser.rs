@@ -944,7 +944,16 @@ where
                 spread: Spread::Items,
             })
             .then_ignore(choice((p(Punct::Comma), p(Punct::RParen))).rewind());
-        let param = bare_star.or(choice((
+        // `/`: the parameters before it are positional-only (a marker,
+        // taken out of the list in `fn_def`).
+        let slash = p(Punct::Slash)
+            .map_with(|_, e| Param {
+                name: Name::new("/".into(), e.span()),
+                default: None,
+                spread: Spread::No,
+            })
+            .then_ignore(choice((p(Punct::Comma), p(Punct::RParen))).rewind());
+        let param = bare_star.or(slash).or(choice((
             p(Punct::StarStar).to(Spread::Entries),
             p(Punct::Star).to(Spread::Items),
         ))
@@ -991,11 +1000,23 @@ where
             )
             .then_ignore(returns)
             .then(block.clone())
-            .validate(|((name, params), body), _, emitter| {
+            .validate(|((name, mut params), body), _, emitter| {
+                let slash = params.iter().position(|p| p.name.name == "/");
+                if let Some(k) = slash {
+                    let marker = params.remove(k);
+                    if k == 0 || params[..k].iter().any(|p| p.spread != Spread::No) {
+                        emitter.emit(E::message(
+                            marker.name.span,
+                            "`/` must follow at least one plain parameter",
+                        ));
+                    }
+                }
                 check_params(&params, &mut |span, msg| {
                     emitter.emit(E::message(span, msg))
                 });
-                super::resolve::function(name, params, body)
+                let mut f = super::resolve::function(name, params, body);
+                f.positional_only = slash.unwrap_or(0);
+                f
             })
             .boxed();
         let class_def = kw(Kw::Class)

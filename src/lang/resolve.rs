@@ -74,6 +74,7 @@ pub fn function(name: Name, mut params: Vec<Param>, body: Block) -> FnDef {
         generator,
         cells: Vec::new(),
         free: Vec::new(),
+        positional_only: 0,
     };
     // The locals the functions it defines read become cells.
     let wanted = RefCell::new(Vec::new());

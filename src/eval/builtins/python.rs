@@ -201,6 +201,25 @@ pub(super) fn zip(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         columns.push(items_of(me, v, *span, "zip()")?);
     }
     let n = columns.iter().map(Vec::len).min().unwrap_or(0);
+    // `strict=True`: Python's error naming the first argument whose length
+    // differs from those before it.
+    if matches!(b.get("strict"), Some((Value::Bool(s), _)) if s.get()) {
+        if let Some(k) = columns.iter().position(|c| c.len() != columns[0].len()) {
+            let which = if columns[k].len() < columns[0].len() {
+                "shorter"
+            } else {
+                "longer"
+            };
+            let before = match k {
+                1 => "argument 1".to_string(),
+                _ => format!("arguments 1-{k}"),
+            };
+            return Err(
+                Error::value(format!("zip() argument {} is {which} than {before}", k + 1))
+                    .at(b.span),
+            );
+        }
+    }
     let rows = (0..n)
         .map(|k| Value::List(Arc::new(columns.iter().map(|c| c[k].clone()).collect())))
         .collect();

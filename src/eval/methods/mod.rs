@@ -922,6 +922,24 @@ impl Interp {
         if let (Value::Int(n), "to_bytes") = (&recv, name.name.as_str()) {
             return super::bytes::int_to_bytes(*n, &args).map_err(|e| e.at(span));
         }
+        // Python's int and float methods that take no arguments.
+        let number = match (&recv, name.name.as_str(), args.is_empty()) {
+            (Value::Int(n), "bit_length", true) => {
+                Some(Value::Int(64 - n.unsigned_abs().leading_zeros() as i64))
+            }
+            (Value::Int(n), "bit_count", true) => {
+                Some(Value::Int(n.unsigned_abs().count_ones() as i64))
+            }
+            (Value::Int(_), "is_integer", true) => Some(Value::bool(true)),
+            (Value::Float(x), "is_integer", true) => {
+                Some(Value::bool(x.get().is_finite() && x.get().fract() == 0.0))
+            }
+            (Value::Int(_) | Value::Float(_), "conjugate", true) => Some(recv.clone()),
+            _ => None,
+        };
+        if let Some(v) = number {
+            return Ok(v);
+        }
         if let Value::Bytes(b) = &recv {
             return self
                 .bytes_method(b, &name.name, args)

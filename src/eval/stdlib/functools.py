@@ -1,9 +1,10 @@
 """Python's functools as PyTorch programs use it: `partial` (a collate_fn
 with its settings bound), `reduce`, `wraps` over a decorator's wrapper,
 `lru_cache`/`cache` on a function of strings and numbers; `wraps`
-gives the wrapper the wrapped function's `__name__` and `__doc__`. Written for
-cudash in Python; `cmp_to_key`, `total_ordering`, `cached_property` and
-`singledispatch` are not here."""
+gives the wrapper the wrapped function's `__name__` and `__doc__`;
+`cached_property`, `total_ordering`, `cmp_to_key`. Written for cudash in
+Python; `singledispatch` is not here."""
+import _cudash
 
 
 class partial:
@@ -69,6 +70,64 @@ def wraps(wrapped, assigned=WRAPPER_ASSIGNMENTS, updated=WRAPPER_UPDATES):
         return update_wrapper(wrapper, wrapped, assigned, updated)
 
     return decorator
+
+
+def cached_property(func):
+    """`@cached_property` over a method: read as an attribute, computed the
+    first time and then kept on the instance under the method's name."""
+    return _cudash.cached_property(func)
+
+
+def total_ordering(cls):
+    """A class defining `__eq__` and one of `__lt__`, `__le__`, `__gt__`,
+    `__ge__` given the other three, as Python's."""
+    ops = {
+        "__lt__": [("__gt__", lambda self, other: not (self < other) and self != other),
+                   ("__le__", lambda self, other: self < other or self == other),
+                   ("__ge__", lambda self, other: not (self < other))],
+        "__le__": [("__ge__", lambda self, other: not (self <= other) or self == other),
+                   ("__lt__", lambda self, other: self <= other and not self == other),
+                   ("__gt__", lambda self, other: not (self <= other))],
+        "__gt__": [("__lt__", lambda self, other: not (self > other) and self != other),
+                   ("__ge__", lambda self, other: self > other or self == other),
+                   ("__le__", lambda self, other: not (self > other))],
+        "__ge__": [("__le__", lambda self, other: not (self >= other) or self == other),
+                   ("__gt__", lambda self, other: self >= other and not self == other),
+                   ("__lt__", lambda self, other: not (self >= other))],
+    }
+    roots = [op for op in ops if getattr(cls, op, None) is not None]
+    if not roots:
+        raise ValueError("must define at least one ordering operation: < > <= >=")
+    root = max(roots)
+    for name, method in ops[root]:
+        if name not in roots:
+            setattr(cls, name, method)
+    return cls
+
+
+def cmp_to_key(mycmp):
+    """A key for `sorted` from an old-style comparison function."""
+
+    class K:
+        def __init__(self, obj):
+            self.obj = obj
+
+        def __lt__(self, other):
+            return mycmp(self.obj, other.obj) < 0
+
+        def __gt__(self, other):
+            return mycmp(self.obj, other.obj) > 0
+
+        def __eq__(self, other):
+            return mycmp(self.obj, other.obj) == 0
+
+        def __le__(self, other):
+            return mycmp(self.obj, other.obj) <= 0
+
+        def __ge__(self, other):
+            return mycmp(self.obj, other.obj) >= 0
+
+    return K
 
 
 class _CacheInfo:

@@ -18,6 +18,7 @@ const MODULES: &[(&str, &str)] = &[
     ("contextlib", include_str!("contextlib.py")),
     ("functools", include_str!("functools.py")),
     ("dataclasses", include_str!("dataclasses.py")),
+    ("typing", include_str!("typing.py")),
     ("collections._deque", include_str!("collections_deque.py")),
     ("itertools._more", include_str!("itertools_more.py")),
     (
