@@ -220,14 +220,18 @@ pub fn nll_loss(
         Operand::strong(&picked),
         Operand::weak(&zero_f),
     )?;
-    let total = rt.reduce(ReduceOp::Sum, &kept, None, false)?;
-    let neg = rt.unary(UnaryOp::Neg, &total)?;
+    // Each row's loss (-0 for an ignored row), summed from +0 as PyTorch's
+    // kernel sums them: the same value as negating the sum, but a loss of
+    // zero is +0, not -0.
+    let losses = rt.unary(UnaryOp::Neg, &kept)?;
     let weight = rt.reduce(ReduceOp::Sum, &valid_f, None, false)?;
     let out = match reduction {
-        Reduction::Mean => bin(rt, BinaryOp::Div, &neg, &weight)?,
-        Reduction::Sum => neg,
-        // Each row's loss (0 for an ignored row).
-        Reduction::None => rt.unary(UnaryOp::Neg, &kept)?,
+        Reduction::Mean => {
+            let total = rt.reduce(ReduceOp::Sum, &losses, None, false)?;
+            bin(rt, BinaryOp::Div, &total, &weight)?
+        }
+        Reduction::Sum => rt.reduce(ReduceOp::Sum, &losses, None, false)?,
+        Reduction::None => losses,
     };
     let backward = Backward::NllLoss {
         target: Saved::new(&safe),

@@ -6,7 +6,6 @@ arithmetic), `crop`, `transpose`, `rotate` by right angles, `convert`
 between 1, L, LA, P, RGB, RGBA and YCbCr, `getpixel`, `split`, `save` as PNG,
 `np.array(img)`. The pixels are an `H×W×C` uint8 tensor (`img._pixels`);
 `mode` and `size` are PIL's."""
-import io
 import math
 import torch
 import _cudash
@@ -384,7 +383,8 @@ def open(fp, mode="r", formats=None):
     """An image file (PNG or JPEG) as Pillow opens it."""
     if mode != "r":
         raise ValueError(f"bad mode {mode!r}")
-    source = fp.read() if isinstance(fp, io.BytesIO) else fp
+    # An in-memory file (`io.BytesIO`): its bytes from where it stands.
+    source = fp.read() if hasattr(fp, "getvalue") and hasattr(fp, "read") else fp
     try:
         fmt, m, pixels, palette, alphas = _cudash.image_open(source)
     except OSError as e:

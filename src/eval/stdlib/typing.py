@@ -5,8 +5,6 @@ torch.Tensor]`), and the few used when a program runs: `NamedTuple` as a
 base class (a named tuple of the annotated fields), `Generic[T]` and
 `Protocol` as bases, `TypeVar`, `NewType`, `cast`, `overload`,
 `TYPE_CHECKING`. Written for cudash in Python."""
-import collections as _collections
-
 TYPE_CHECKING = False
 
 
