@@ -6662,3 +6662,27 @@ print(d | {"a": 0}, alias, (255).bit_length(), (2.0).is_integer(), "Straße".cas
         ]
     );
 }
+
+/// A generator handed to a program's own method is the generator itself
+/// (the method takes items with `next`, as Python's); a builtin method
+/// still reads it whole (`xs.extend(g)`).
+#[test]
+fn a_generator_passed_to_a_method_stays_a_generator() {
+    let out = python_printed(
+        "generator_to_method",
+        r#"
+class Reader:
+    def take(self, stream, n):
+        return [next(stream) for _ in range(n)]
+def gen():
+    yield from range(10)
+g = gen()
+r = Reader()
+print(r.take(g, 2), r.take(g, 3), next(g))
+xs = [0]
+xs.extend(x * 2 for x in range(3))
+print(xs)
+"#,
+    );
+    assert_eq!(out, ["[0, 1] [2, 3, 4] 5", "[0, 0, 2, 4]"]);
+}

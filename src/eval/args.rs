@@ -186,6 +186,15 @@ impl Bound {
         self.get(name).map_or(self.span, |(_, s)| *s)
     }
 
+    /// Every argument given, by its parameter's name, in the signature's
+    /// order.
+    pub fn given_all(&self) -> Vec<(&'static str, &(Value, Span))> {
+        self.slots
+            .iter()
+            .filter_map(|(p, v)| v.as_ref().map(|v| (p.name, v)))
+            .collect()
+    }
+
     /// The value of `name` unless it was left out or passed as `none`.
     pub fn given(&self, name: &str) -> Option<&(Value, Span)> {
         self.get(name).filter(|(v, _)| !matches!(v, Value::None))

@@ -118,6 +118,13 @@ pub(super) fn data_loader(
     _: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
+    // An iterable dataset (`class Stream(IterableDataset)`): its loader
+    // is `stdlib/torch_utils_data_iterable.py`'s, given every argument.
+    if let Some((Value::Object(o), _)) = b.get("dataset") {
+        if o.class.find("_cudash_iterable").is_some() {
+            return me.iterable_loader(b);
+        }
+    }
     let dataset = me.dataset_of(b, "dataset", "DataLoader()")?;
     multiprocessing_context(b)?;
     let sampler = super::samplers::sampler_arg(b, "sampler", false)?;
@@ -155,6 +162,25 @@ pub(super) fn data_loader(
         })));
     }
     Ok(Value::DataLoader(Arc::new(loader)))
+}
+
+impl Interp {
+    fn iterable_loader(&mut self, b: &Bound) -> Result<Value, Diagnostic> {
+        let path = super::stdlib::path_of("torch.utils.data._iterable")
+            .expect("torch.utils.data._iterable is one of stdlib/");
+        let module = self.import_own("torch.utils.data._iterable", path, b.span)?;
+        let f = self.own_module_attr(&module, "loader", b.span)?;
+        let args = b
+            .given_all()
+            .into_iter()
+            .map(|(name, (v, span))| ArgVal {
+                keyword: Some(crate::lang::ast::Name::new(name.to_string(), *span)),
+                value: v.clone(),
+                span: *span,
+            })
+            .collect();
+        self.call_value(f, args, b.span)
+    }
 }
 
 pub(super) fn distributed_sampler(
@@ -748,6 +774,26 @@ fn batch_value(
                 .collect(),
         )),
     }
+}
+
+/// PyTorch's `default_collate` of a list of samples (an iterable
+/// dataset's batch, `torch.utils.data.default_collate(samples)`).
+pub(super) fn default_collate(samples: &[Value]) -> Result<Value, Error> {
+    let parsed = samples
+        .iter()
+        .enumerate()
+        .map(|(i, v)| sample_of(v.clone(), "the dataset's sample", i))
+        .collect::<Result<Vec<_>, _>>()?;
+    if parsed.is_empty() {
+        return Err(Error::value("default_collate: the batch has no samples"));
+    }
+    let indices: Vec<usize> = (0..parsed.len()).collect();
+    let (tensors, layout) = crate::data::dataset::collate(&parsed, &indices)?;
+    Ok(batch_value(
+        &layout,
+        &mut tensors.into_iter().map(Arc::new),
+        false,
+    ))
 }
 
 /// What `get(i)` returned, as a sample: tensors, numbers (0-d tensors:

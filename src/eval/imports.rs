@@ -975,7 +975,13 @@ static NATIVES: &[Native] = &[
         name: "torch.promote_types",
     },
     Native {
-        name: "torch.utils.data.get_worker_info",
+        name: "_cudash.get_worker_info",
+    },
+    Native {
+        name: "_cudash.default_collate",
+    },
+    Native {
+        name: "_cudash.worker_copy",
     },
     Native {
         name: "torch.initial_seed",
@@ -2510,7 +2516,21 @@ impl Interp {
             "torch.get_default_device" => Value::device(self.default_device()),
             // In a DataLoader worker: which one, of how many, its seed and
             // its copy of the dataset; None on the main thread.
-            "torch.utils.data.get_worker_info" => match &self.worker_info {
+            // `default_collate(samples)` (`stdlib/torch_utils_data_iterable.py`).
+            "_cudash.default_collate" => {
+                let samples = match args.first().map(|a| a.value.items()) {
+                    Some(Some(items)) => items,
+                    _ => return Err(at(Error::value("default_collate takes a list of samples"))),
+                };
+                return super::data::default_collate(&samples).map_err(at);
+            }
+            // A DataLoader worker's own copy of a value, as a forked
+            // worker's (`data::own_copy`).
+            "_cudash.worker_copy" => match args.first() {
+                Some(a) => super::data::own_copy(&a.value),
+                None => return Err(at(Error::value("worker_copy takes a value"))),
+            },
+            "_cudash.get_worker_info" => match &self.worker_info {
                 None => Value::None,
                 Some((seat, dataset)) => {
                     let o = super::value::Object::new(super::value::worker_info_class());

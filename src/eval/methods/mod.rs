@@ -916,9 +916,17 @@ impl Interp {
             Value::Size(items) => Value::List(items),
             other => other,
         };
-        // A generator given to a method is read whole (`" ".join(g)`,
-        // `xs.extend(g)`), as for the builtins.
-        let args = self.drain_generators(args)?;
+        // A generator given to a builtin method is read whole (`"
+        // ".join(g)`, `xs.extend(g)`), as for the builtins; a program's
+        // method takes it as it is (below).
+        let program = matches!(
+            recv,
+            Value::Object(_) | Value::Module(_) | Value::Class(_) | Value::Super(_)
+        );
+        let args = match program {
+            true => args,
+            false => self.drain_generators(args)?,
+        };
         if let (Value::Int(n), "to_bytes") = (&recv, name.name.as_str()) {
             return super::bytes::int_to_bytes(*n, &args).map_err(|e| e.at(span));
         }
@@ -964,7 +972,10 @@ impl Interp {
             Value::Object(_) | Value::Module(_) | Value::Class(_) | Value::Super(_) => {
                 match self.call_object_method(&recv, &name.name, args, span)? {
                     Ok(v) => return Ok(v),
-                    Err(args) => (self.module_receiver(recv, name)?, args),
+                    Err(args) => (
+                        self.module_receiver(recv, name)?,
+                        self.drain_generators(args)?,
+                    ),
                 }
             }
             _ => (recv, args),

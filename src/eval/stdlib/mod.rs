@@ -18,6 +18,10 @@ const MODULES: &[(&str, &str)] = &[
     ("contextlib", include_str!("contextlib.py")),
     ("functools", include_str!("functools.py")),
     ("dataclasses", include_str!("dataclasses.py")),
+    (
+        "torch.utils.data._iterable",
+        include_str!("torch_utils_data_iterable.py"),
+    ),
     ("typing", include_str!("typing.py")),
     ("collections._deque", include_str!("collections_deque.py")),
     ("itertools._more", include_str!("itertools_more.py")),
@@ -233,6 +237,31 @@ const MODULES: &[(&str, &str)] = &[
 /// the name, the module): `torch.utils.data.ConcatDataset`.
 const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "from_numpy", "numpy"),
+    (
+        "torch.utils.data",
+        "IterableDataset",
+        "torch.utils.data._iterable",
+    ),
+    (
+        "torch.utils.data",
+        "ChainDataset",
+        "torch.utils.data._iterable",
+    ),
+    (
+        "torch.utils.data",
+        "get_worker_info",
+        "torch.utils.data._iterable",
+    ),
+    (
+        "torch.utils.data",
+        "default_collate",
+        "torch.utils.data._iterable",
+    ),
+    (
+        "torch.utils.data",
+        "default_convert",
+        "torch.utils.data._iterable",
+    ),
     ("torch", "det", "torch.linalg._ops"),
     ("torch", "cross", "torch._linalg_compat"),
     ("torch", "svd", "torch._linalg_compat"),
