@@ -452,3 +452,179 @@ class AdaptiveMaxPool3d(nn.Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+# ---- channel shuffle, multilabel margin, 3-d replication padding ------------
+
+
+def channel_shuffle(input, groups):
+    """The channels split into `groups` and interleaved (ShuffleNet's)."""
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    c = input.shape[1]
+    if c % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    n, rest = input.shape[0], list(input.shape[2:])
+    return input.reshape([n, groups, c // groups] + rest).transpose(1, 2).reshape([n, c] + rest)
+
+
+class ChannelShuffle(nn.Module):
+    __module__ = "torch.nn.modules.channelshuffle"
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """For each sample, the hinge `max(0, 1 - (x[y] - x[i]))` of each of its
+    target classes `y` (those before the first -1) against each class `i`
+    that is not one, summed and divided by the number of classes."""
+    one = input.dim() <= 1
+    x = input.reshape(1, -1) if one else input
+    y = target.reshape(1, -1) if one else target
+    if x.shape != y.shape:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    n, c = x.shape
+    losses = []
+    for k in range(n):
+        row = y[k].tolist()
+        targets = []
+        for v in row:
+            if v < 0:
+                break
+            targets.append(int(v))
+        is_target = torch.zeros(c, dtype=torch.bool, device=x.device)
+        if targets:
+            is_target[torch.tensor(targets, device=x.device)] = True
+        if not targets:
+            losses.append((x[k] * 0).sum())
+            continue
+        picked = x[k][torch.tensor(targets, device=x.device)]
+        hinge = (1 - picked.unsqueeze(1) + x[k].unsqueeze(0)).clamp(min=0)
+        hinge = hinge * (~is_target).to(x.dtype).unsqueeze(0)
+        losses.append(hinge.sum() / c)
+    loss = torch.stack(losses)
+    if one:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+class MultiLabelMarginLoss(nn.Module):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class ReplicationPad3d(nn.Module):
+    __module__ = "torch.nn.modules.padding"
+
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = tuple(padding) if isinstance(padding, (list, tuple)) else (padding,) * 6
+
+    def forward(self, input):
+        return F.pad(input, self.padding, mode="replicate")
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+# ---- feature and alpha dropout ------------------------------------------------
+
+
+_ALPHA = 1.7580993408473766
+
+
+def _dropout_impl(input, p, train, inplace, feature, alpha, name):
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = torch.zeros((), dtype=input.dtype, device=input.device)
+        return input.mul_(zero) if inplace else input * zero
+    if feature:
+        shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
+        noise = torch.empty(shape, dtype=input.dtype, device=input.device)
+    else:
+        noise = torch.empty_like(input)
+    noise.bernoulli_(1 - p)
+    if alpha:
+        a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+        b = noise.add(-1).mul_(_ALPHA * a).add_(_ALPHA * a * p)
+        noise.mul_(a)
+        return input.mul_(noise).add_(b) if inplace else input * noise + b
+    noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Whole channels of a (N, C, L) or (C, L) input zeroed with
+    probability `p`, the rest scaled by 1 / (1 - p)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. "
+                           "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+                           "spatial dimension, a channel dimension, and an optional batch dimension "
+                           "(i.e. 2D or 3D inputs).")
+    batched = input.dim() == 3
+    x = input if batched else input.unsqueeze(0)
+    out = _dropout_impl(x, p, training, inplace, True, False, "dropout1d")
+    return out if batched else out.squeeze(0)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """SELU's dropout: dropped elements set to SELU's negative saturation,
+    then an affine map that keeps the mean and variance."""
+    return _dropout_impl(input, p, training, inplace, False, True, "alpha_dropout")
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """`alpha_dropout` of whole channels."""
+    return _dropout_impl(input, p, training, inplace, True, True, "feature_alpha_dropout")
+
+
+class _DropoutNd(nn.Module):
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(_DropoutNd):
+    __module__ = "torch.nn.modules.dropout"
+
+    def forward(self, input):
+        return dropout1d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    __module__ = "torch.nn.modules.dropout"
+
+    def forward(self, input):
+        return alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    __module__ = "torch.nn.modules.dropout"
+
+    def forward(self, input):
+        return feature_alpha_dropout(input, self.p, self.training)

@@ -1,0 +1,62 @@
+# More of torch's functions and layers programs reach for (session of
+# 2026-12-07, sixth): heaviside, gcd/lcm, renorm, can_cast, the window
+# functions, linalg.multi_dot/matrix_norm/matrix_rank/cond/slogdet, tile,
+# fill_diagonal_, ChannelShuffle, MultiLabelMarginLoss, ReplicationPad3d,
+# Dropout1d, AlphaDropout, FeatureAlphaDropout (their draws PyTorch's).
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+print(f"Using {device}")
+
+
+def r(t, places=5):
+    return [round(v, places) for v in t.flatten().tolist()]
+
+
+torch.manual_seed(0)
+print(r(torch.heaviside(torch.tensor([-1.0, 0.0, 2.0, float("nan")]).to(device), torch.tensor([0.5]).to(device))))
+print(torch.gcd(torch.tensor([12, -18, 0, 7]).to(device), torch.tensor([18, 12, 0, 0]).to(device)).tolist(),
+      torch.lcm(torch.tensor([4, -6, 0]).to(device), torch.tensor([6, 4, 5]).to(device)).tolist())
+x = (torch.randn(3, 4) * 3).to(device)
+print(r(torch.renorm(x, 2, 0, 2.0)), r(x.renorm(1, 1, 1.5)))
+print(torch.can_cast(torch.float32, torch.int32), torch.can_cast(torch.int32, torch.float32),
+      torch.can_cast(torch.int64, torch.bool), torch.can_cast(torch.bool, torch.int8))
+for n in (0, 1, 2, 5, 8):
+    print(n, r(torch.hann_window(n)), r(torch.hann_window(n, periodic=False)), r(torch.hamming_window(n)))
+    print(r(torch.bartlett_window(n)), r(torch.bartlett_window(n, False)), r(torch.blackman_window(n, device=device)))
+for shapes in [[(3, 4), (4, 5), (5, 2)], [(5, 4), (4, 3), (3, 6)], [(6, 2), (2, 7), (7, 3), (3, 5), (5, 4)],
+               [(4,), (4, 3), (3,)], [(4,), (4, 3), (3, 2), (2, 5)]]:
+    ms = [torch.randn(*s).to(device) for s in shapes]
+    out = torch.linalg.multi_dot(ms)
+    print(out.shape, r(out, 4)[:4])
+A = torch.randn(2, 3, 3).to(device)
+for o in ["fro", "nuc", 1, -1, 2, -2, float("inf"), -float("inf")]:
+    print(o, r(torch.linalg.matrix_norm(A, ord=o), 4), torch.linalg.matrix_norm(A, ord=o, keepdim=True).shape)
+print(torch.linalg.matrix_rank(torch.tensor([[1.0, 2.0], [2.0, 4.0]]).to(device)).item(), torch.linalg.matrix_rank(A).tolist())
+print(r(torch.linalg.cond(A), 3), r(torch.linalg.cond(A, 1), 3), r(torch.linalg.cond(A, "fro"), 3))
+s = torch.linalg.slogdet(A)
+print(type(s).__name__, r(s.sign), r(s.logabsdet, 4))
+print(torch.arange(3).tile((2,)).tolist(), torch.arange(4).reshape(2, 2).tile((2, 1, 2)).shape, torch.tile(torch.ones(2), (3,)).shape)
+print(torch.zeros(3, 3).to(device).fill_diagonal_(5.0).tolist())
+print(torch.zeros(7, 3).fill_diagonal_(1, wrap=True).tolist())
+print(torch.zeros(2, 2, 2).fill_diagonal_(3).tolist())
+
+x = torch.arange(24.0).reshape(1, 6, 2, 2).to(device)
+print(nn.ChannelShuffle(3)(x)[0, :, 0, 0].tolist(), nn.ChannelShuffle(2))
+xi = torch.randn(3, 5).to(device).requires_grad_()
+y = torch.tensor([[3, 0, -1, 1, 2], [1, 2, 3, 4, 0], [-1, 1, 2, 3, 4]]).to(device)
+loss = nn.MultiLabelMarginLoss()(xi, y)
+loss.backward()
+print(round(loss.item(), 5), r(xi.grad), r(nn.MultiLabelMarginLoss(reduction="none")(xi, y)))
+print(nn.ReplicationPad3d(1)(torch.arange(8.0).reshape(1, 1, 2, 2, 2).to(device)).sum().item(), nn.ReplicationPad3d((1, 0, 0, 1, 2, 0)))
+d = nn.Dropout1d(0.5)
+# Dropout draws on the CPU (a GPU draws from its own generator, as PyTorch's).
+print(d, d(torch.ones(2, 3, 4)).tolist(), d(torch.ones(3, 4)).tolist())
+a = nn.AlphaDropout(0.2)
+print(a, r(a(torch.ones(2, 5))))
+fa = nn.FeatureAlphaDropout(0.3)
+print(r(fa(torch.ones(2, 3, 2))))
+a.eval()
+print(a(torch.ones(2)).tolist(), round(torch.rand(1).item(), 6))
