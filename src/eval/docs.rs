@@ -715,6 +715,8 @@ docs! {
     Property Tensors "T", "x.T", "The transpose (dimensions reversed), a view.", "arange(6).reshape(2, 3).T";
     Method Tensors "t", "x.t()", "The transpose of a matrix, a view (`TBackward0`); a vector or a number as it is (PyTorch's `Tensor.t`).", "arange(6).reshape(2, 3).t()";
     Property Tensors "mT", "x.mT", "The last two dimensions swapped (every matrix of a batch transposed), a view.", "ones(2, 3, 4).mT.shape";
+    Property Tensors "mH", "x.mH", "The conjugate transpose of every matrix of a batch: a real tensor's `mT`, a view.", "ones(2, 3, 4).mH.shape";
+    Property Tensors "H", "x.H", "A matrix's conjugate transpose: a real matrix's transpose, a view (2-D only, as PyTorch's).", "ones(2, 3).H.shape";
     Property Memory "is_pinned", "x.is_pinned", "Whether `x` lives in page-locked host memory.", "ones(2).is_pinned";
     Property Memory "is_shared", "x.is_shared", "Whether `x`'s memory is shared memory, which other processes reach (`torch.multiprocessing`): CUDA memory always is, host memory once `share_memory_()` moved it.", "ones(2).share_memory_().is_shared";
     Method Memory "share_memory_", "x.share_memory_()", "Moves `x`'s host memory to shared memory, so processes started with `torch.multiprocessing` that are passed `x` write the same elements (a no-op for CUDA memory); `x` back. In cudash every process is a thread of one program, so this changes only `is_shared`.", "ones(2).share_memory_().is_shared";

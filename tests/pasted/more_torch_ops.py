@@ -60,3 +60,17 @@ fa = nn.FeatureAlphaDropout(0.3)
 print(r(fa(torch.ones(2, 3, 2))))
 a.eval()
 print(a(torch.ones(2)).tolist(), round(torch.rand(1).item(), 6))
+
+# interpolate's "area" mode (adaptive average pooling; sizes that divide
+# the input evenly), and a matrix's conjugate transpose `H` / `mH`.
+x = torch.randn(1, 2, 4, 6).to(device).requires_grad_()
+y = F.interpolate(x, size=(2, 3), mode="area")
+y.sum().backward()
+print(y.shape, y.grad_fn.name(), r(y), r(x.grad)[:6])
+print(F.interpolate(torch.arange(10.0).reshape(1, 1, 10).to(device), scale_factor=0.5, mode="area").tolist())
+m = torch.arange(6.0).reshape(2, 3).to(device).requires_grad_()
+print(m.H.shape, m.H.grad_fn.name(), m.mH.shape, torch.zeros(2, 3, 4).mH.shape)
+try:
+    torch.zeros(3).H
+except RuntimeError as e:
+    print(e)

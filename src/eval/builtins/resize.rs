@@ -89,10 +89,10 @@ fn interpolation(
         "linear" | "bilinear" => Interpolation::Linear {
             align_corners: align_corners.unwrap_or(false),
         },
-        "bicubic" | "trilinear" | "area" => {
+        "bicubic" | "trilinear" => {
             return Err(Error::value_help(
                 format!("interpolate's mode '{mode}' is not in cudash yet"),
-                "nearest, nearest-exact, linear and bilinear are",
+                "nearest, nearest-exact, linear, bilinear and area are",
             )
             .at(b.span_of("mode")))
         }
@@ -144,6 +144,9 @@ pub(super) fn interpolate(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
     let (size, scale) = size_or_scale(b)?;
     let mode = b.str("mode")?.unwrap_or_else(|| "nearest".into());
+    if mode == "area" {
+        return area(me, &x, (size, scale), b);
+    }
     let how = interpolation(&mode, align_corners(b)?, b)?;
     if b.bool("antialias", false)? {
         return Err(
@@ -159,6 +162,72 @@ pub(super) fn interpolate(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         (size.as_deref(), scale.as_deref()),
         how,
         recompute,
+    ))
+}
+
+/// `F.interpolate(mode="area")`: PyTorch's `adaptive_avg_pool1d/2d` to
+/// the output size (`size`, or `floor(input * scale_factor)`).
+fn area(
+    me: &mut Interp,
+    x: &std::sync::Arc<crate::runtime::Tensor>,
+    (size, scale): SizeOrScale,
+    b: &Bound,
+) -> Out {
+    if align_corners(b)?.is_some() {
+        return Err(Error::value(
+            "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear",
+        )
+        .at(b.span_of("align_corners")));
+    }
+    let spatial = x.ndim().saturating_sub(2);
+    if !matches!(spatial, 1 | 2) {
+        return Err(Error::value_help(
+            format!(
+                "interpolate's mode 'area' of a {}-D input is not in cudash yet",
+                x.ndim()
+            ),
+            "a 3-D (N, C, L) or 4-D (N, C, H, W) input is",
+        )
+        .at(b.span_of("input")));
+    }
+    let inputs = &x.shape()[2..];
+    let out: Vec<usize> = match (size, scale) {
+        (Some(_), Some(_)) => {
+            return Err(Error::value("only one of size or scale_factor should be defined").at(b.span))
+        }
+        (Some(s), None) if s.len() == 1 => vec![s[0]; spatial],
+        (Some(s), None) if s.len() == spatial => s,
+        (Some(s), None) => {
+            return Err(Error::value(format!(
+                "Input and output must have the same number of spatial dimensions, but got input with spatial dimensions of {inputs:?} and output size of {s:?}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."
+            ))
+            .at(b.span_of("size")))
+        }
+        (None, Some(f)) if f.len() == 1 || f.len() == spatial => inputs
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| (n as f64 * f[if f.len() == 1 { 0 } else { k }]).floor() as usize)
+            .collect(),
+        (None, Some(f)) => {
+            return Err(Error::value(format!(
+                "Input and scale_factor must have the same number of spatial dimensions, but got input with spatial dimensions of {inputs:?} and scale_factor of shape {f:?}."
+            ))
+            .at(b.span_of("scale_factor")))
+        }
+        (None, None) => {
+            return Err(Error::value("either size or scale_factor should be defined").at(b.span))
+        }
+    };
+    let target = match spatial {
+        1 => (1, out[0]),
+        _ => (out[0], out[1]),
+    };
+    b.result(crate::nn::layers::adaptive_pool(
+        &mut me.rt,
+        me.grad,
+        x,
+        (false, spatial == 1),
+        target,
     ))
 }
 

@@ -563,6 +563,9 @@ static MEMBERS: &[(&str, Member)] = {
         ("share_memory_", TensorMethod(tensor::share_memory_)),
         ("data", TensorProperty(tensor::data)),
         ("mT", TensorProperty(shape::matrix_transpose)),
+        // A real tensor's conjugate transposes are its transposes.
+        ("mH", TensorProperty(shape::matrix_transpose)),
+        ("H", TensorProperty(shape::adjoint)),
         ("wait", StreamMethod(stream::wait)),
         ("sync", StreamMethod(stream::sync)),
         ("synchronize", StreamMethod(stream::sync)),
@@ -1329,7 +1332,7 @@ impl Interp {
                 let dims = (0..n).rev().collect();
                 self.recorded(t, x, "PermuteBackward0", Backward::Permute { dims })
             }
-            "mT" if n >= 2 => {
+            "mT" | "mH" | "H" if n >= 2 => {
                 let backward = Backward::Transpose {
                     d0: n - 2,
                     d1: n - 1,

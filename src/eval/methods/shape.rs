@@ -249,6 +249,17 @@ pub(super) fn matrix_transpose(t: &Tensor) -> Result<Value, Error> {
     view::matrix_transpose(t).map(Value::tensor)
 }
 
+/// `x.H`: a matrix's conjugate transpose (a real one's transpose).
+pub(super) fn adjoint(t: &Tensor) -> Result<Value, Error> {
+    if t.ndim() != 2 {
+        return Err(Error::runtime(format!(
+            "tensor.H is only supported on matrices (2-D tensors). Got {}-D tensor.",
+            t.ndim()
+        )));
+    }
+    matrix_transpose(t)
+}
+
 /// `x.narrow(dim, start, length)`: the `length` elements from `start`
 /// along `dim`, a view (`SliceBackward0`, as PyTorch's `slice`).
 pub(super) fn narrow(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
