@@ -6,7 +6,7 @@
 import math
 import random
 import torch
-from torch.utils.data import IterableDataset, DataLoader, get_worker_info, default_collate
+from torch.utils.data import IterableDataset, DataLoader, get_worker_info, default_collate, StackDataset
 
 class Stream(IterableDataset):
     def __init__(self, start, end):
@@ -47,3 +47,19 @@ except ValueError as e:
 print(default_collate([(1, 2.0), (3, 4.0)]))
 print(len(DataLoader(Stream(0, 4) + Stream(4, 5), batch_size=2)) if hasattr(Stream, "__len__") else "no len")
 print([b.tolist() for b in DataLoader(Stream(0, 3) + Stream(10, 12), batch_size=2, collate_fn=lambda s: torch.cat([d["x"] for d in s]))])
+
+# StackDataset: datasets of one length read together (a tuple, or a dict by name).
+images = torch.arange(12.0).reshape(6, 2)
+labels = torch.arange(6)
+ds = StackDataset(images, labels)
+print(len(ds), ds[2])
+d2 = StackDataset(x=images, y=labels)
+print(d2[1])
+for b in DataLoader(d2, batch_size=4):
+    print(b["x"].shape, b["y"].tolist())
+for x, y in DataLoader(ds, batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(0)):
+    print(x.tolist(), y.tolist())
+try:
+    StackDataset(images, labels[:3])
+except ValueError as e:
+    print(e)

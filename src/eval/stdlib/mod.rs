@@ -250,6 +250,11 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ),
     (
         "torch.utils.data",
+        "StackDataset",
+        "torch.utils.data._iterable",
+    ),
+    (
+        "torch.utils.data",
         "get_worker_info",
         "torch.utils.data._iterable",
     ),

@@ -250,3 +250,34 @@ def loader(dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None
         raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
     return _IterableLoader(dataset, batch_size, num_workers, collate_fn, pin_memory, drop_last,
                            worker_init_fn, generator, prefetch_factor, persistent_workers)
+
+
+class StackDataset(torch.utils.data.Dataset):
+    """Datasets of one length read together: sample `i` is the tuple of
+    each one's (given positionally) or the dict of each one's by name."""
+
+    def __init__(self, *args, **kwargs):
+        if args:
+            if kwargs:
+                raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- "
+                                 "(via ``kwargs``) like input/output, but both types are given.")
+            self._length = len(args[0])
+            if any(self._length != len(dataset) for dataset in args):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = args
+        elif kwargs:
+            tmp = list(kwargs.values())
+            self._length = len(tmp[0])
+            if any(self._length != len(dataset) for dataset in tmp):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: dataset[index] for k, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __len__(self):
+        return self._length
