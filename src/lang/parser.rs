@@ -705,13 +705,7 @@ where
                 None => Pattern::Capture(first),
             },
         );
-        let star = p(Punct::Star)
-            .ignore_then(ident())
-            .map(|n| match n.name.as_str() {
-                "_" => Pattern::Star(None),
-                _ => Pattern::Star(Some(n)),
-            });
-        let item = star.or(pattern.clone());
+        let item = star_pattern().or(pattern.clone());
         let list = item
             .clone()
             .separated_by(p(Punct::Comma))
@@ -788,6 +782,43 @@ where
             })
             .boxed()
     })
+}
+
+/// `*rest` (`*_`: binding nothing) among a sequence pattern's items.
+fn star_pattern<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, Pattern, PErr<E>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = Span>,
+{
+    p(Punct::Star)
+        .ignore_then(ident())
+        .map(|n| match n.name.as_str() {
+            "_" => Pattern::Star(None),
+            _ => Pattern::Star(Some(n)),
+        })
+}
+
+/// A `case`'s patterns: one, or several with commas (`case x, *rest:`),
+/// a sequence pattern without brackets.
+fn case_patterns<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, Pattern, PErr<E>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = Span>,
+{
+    let item = star_pattern().or(pattern_parser());
+    item.clone()
+        .then(
+            p(Punct::Comma)
+                .ignore_then(
+                    item.separated_by(p(Punct::Comma))
+                        .allow_trailing()
+                        .collect::<Vec<_>>(),
+                )
+                .or_not(),
+        )
+        .map(|(first, rest)| match (first, rest) {
+            (first @ Pattern::Star(_), None) => Pattern::Sequence(vec![first]),
+            (first, None) => first,
+            (first, Some(rest)) => Pattern::Sequence(std::iter::once(first).chain(rest).collect()),
+        })
 }
 
 /// Python's `match` statement, as an `if` chain: the subject is kept in a
@@ -1075,34 +1106,7 @@ where
                 newlines
                     .clone()
                     .ignore_then(word("case"))
-                    .ignore_then(
-                        pattern_parser()
-                            .then(
-                                p(Punct::Comma)
-                                    .ignore_then(
-                                        choice((
-                                            p(Punct::Star).ignore_then(ident()).map(|n| {
-                                                match n.name.as_str() {
-                                                    "_" => Pattern::Star(None),
-                                                    _ => Pattern::Star(Some(n)),
-                                                }
-                                            }),
-                                            pattern_parser(),
-                                        ))
-                                        .separated_by(p(Punct::Comma))
-                                        .allow_trailing()
-                                        .collect::<Vec<_>>(),
-                                    )
-                                    .or_not(),
-                            )
-                            .map(|(first, rest)| match rest {
-                                // `case a, b:`: a sequence without brackets.
-                                Some(rest) => {
-                                    Pattern::Sequence(std::iter::once(first).chain(rest).collect())
-                                }
-                                None => first,
-                            }),
-                    )
+                    .ignore_then(case_patterns())
                     .then(kw(Kw::If).ignore_then(expr.clone()).or_not())
                     .then(block.clone())
                     .map(|((pattern, guard), body)| (pattern, guard, body))
