@@ -6686,3 +6686,34 @@ print(xs)
     );
     assert_eq!(out, ["[0, 1] [2, 3, 4] 5", "[0, 0, 2, 4]"]);
 }
+
+/// `iter` of a range (or of `itertools.count()`) makes its numbers as
+/// `next` asks, so a huge or endless one is fine; the other readers of an
+/// iterator take it as they take any other. Each line as Python printed it.
+#[test]
+fn a_range_iterator_counts_as_it_goes() {
+    let out = python_printed(
+        "range_iterator",
+        r#"
+import itertools
+it = iter(range(10**12))
+print(next(it), next(it))
+c = iter(itertools.count(5, 2))
+print(next(c), next(c), [next(c) for _ in range(3)])
+r = iter(range(10, 0, -3))
+print(list(r), list(r))
+print(list(zip(iter(range(3)), "abc")), sum(iter(range(5))), list(itertools.islice(iter(range(100)), 3)))
+print(next(iter(range(0)), "empty"), sorted(iter(range(3)), reverse=True), [x for x in iter(range(4)) if x % 2])
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "0 1",
+            "5 7 [9, 11, 13]",
+            "[10, 7, 4, 1] []",
+            "[(0, 'a'), (1, 'b'), (2, 'c')] 10 [0, 1, 2]",
+            "empty [2, 1, 0] [1, 3]",
+        ]
+    );
+}

@@ -558,6 +558,7 @@ pub(super) fn is_lazy(i: &Arc<Mutex<PyIterator>>) -> bool {
             | PyIterator::Next(_)
             | PyIterator::Map(_)
             | PyIterator::Filter(_)
+            | PyIterator::Range { .. }
             | PyIterator::Indexed(..)
     )
 }
@@ -583,6 +584,16 @@ impl Interp {
             let mut state = lock(i);
             match &mut *state {
                 PyIterator::Items(items) => return Ok(items.pop_front()),
+                PyIterator::Range { next, stop, step } => {
+                    let going = (*step > 0 && *next < *stop) || (*step < 0 && *next > *stop);
+                    if !going {
+                        return Ok(None);
+                    }
+                    let v = *next;
+                    // Past the last number an i64 holds, the range ends.
+                    *next = v.checked_add(*step).unwrap_or(*stop);
+                    return Ok(Some(Value::Int(v)));
+                }
                 PyIterator::Next(o) => {
                     let o = o.clone();
                     drop(state);

@@ -381,6 +381,7 @@ fn python_object_text(v: &Value) -> Option<String> {
                 "list_iterator".into()
             }
             super::value::PyIterator::Map(_) => "map".into(),
+            super::value::PyIterator::Range { .. } => "range_iterator".into(),
             super::value::PyIterator::Filter(_) => "filter".into(),
             super::value::PyIterator::Loader(Some(e)) => match e.has_workers() {
                 true => "torch.utils.data.dataloader._MultiProcessingDataLoaderIter".into(),

@@ -160,6 +160,13 @@ pub enum PyIterator {
     /// `filter(f, iterable)`: the next items `f` finds true (None: the
     /// items that are true themselves), made as asked.
     Filter(Arc<(Value, Arc<Mutex<PyIterator>>)>),
+    /// `iter(range(...))` (and of `itertools.count()`): the next number,
+    /// the end and the step, each number made as it is asked for.
+    Range {
+        next: i64,
+        stop: i64,
+        step: i64,
+    },
     /// An instance whose class has `__getitem__` and no `__iter__` (a
     /// Dataset of the program's): `obj[0]`, `obj[1]`, ... until one
     /// raises IndexError (Python's sequence protocol); the next index.
@@ -1181,6 +1188,7 @@ impl Value {
                 | PyIterator::Next(_)
                 | PyIterator::Map(_)
                 | PyIterator::Filter(_)
+                | PyIterator::Range { .. }
                 | PyIterator::Indexed(..) => None,
             },
             Value::Enumerate(e) => e.0.elements().map(|items| {

@@ -697,6 +697,13 @@ pub(super) fn iter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     let state = match &v {
         Value::DataLoader(l) => return me.loader_iter(l, span),
         Value::Iterator(_) => return Ok(v),
+        // A range's numbers are made as `next` asks (`iter(range(10**12))`,
+        // `iter(itertools.count())`).
+        Value::Range(r) => PyIterator::Range {
+            next: r.start,
+            stop: r.stop,
+            step: r.step,
+        },
         other => PyIterator::Items(items_of(me, other, span, "iter()")?.into()),
     };
     Ok(Value::Iterator(Arc::new(std::sync::Mutex::new(state))))
