@@ -821,6 +821,28 @@ where
         })
 }
 
+/// Whether every sequence pattern in `p` has at most one `*rest` (Python
+/// refuses two).
+fn one_star_each(p: &Pattern) -> bool {
+    match p {
+        Pattern::Sequence(items) => {
+            items
+                .iter()
+                .filter(|i| matches!(i, Pattern::Star(_)))
+                .count()
+                <= 1
+                && items.iter().all(one_star_each)
+        }
+        Pattern::Or(items) => items.iter().all(one_star_each),
+        Pattern::Mapping(items, _) => items.iter().all(|(_, p)| one_star_each(p)),
+        Pattern::Class(_, args, keywords) => {
+            args.iter().all(one_star_each) && keywords.iter().all(|(_, p)| one_star_each(p))
+        }
+        Pattern::As(p, _) => one_star_each(p),
+        _ => true,
+    }
+}
+
 /// Python's `match` statement, as an `if` chain: the subject is kept in a
 /// hidden local (`$match` and its place: no program names one so), each
 /// `case` is an `ExprKind::Matches` of it (`and` its guard), and each
@@ -1106,7 +1128,15 @@ where
                 newlines
                     .clone()
                     .ignore_then(word("case"))
-                    .ignore_then(case_patterns())
+                    .ignore_then(case_patterns().validate(|pattern, e, emitter| {
+                        if !one_star_each(&pattern) {
+                            emitter.emit(E::message(
+                                e.span(),
+                                "multiple starred names in sequence pattern",
+                            ));
+                        }
+                        pattern
+                    }))
                     .then(kw(Kw::If).ignore_then(expr.clone()).or_not())
                     .then(block.clone())
                     .map(|((pattern, guard), body)| (pattern, guard, body))
