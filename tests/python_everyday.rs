@@ -6722,9 +6722,18 @@ print(next(iter(range(0)), "empty"), sorted(iter(range(3)), reverse=True), [x fo
 #[test]
 fn bad_case_patterns_are_syntax_errors() {
     for (src, message) in [
-        ("match [1]:\n    case [*a, *b]:\n        pass\n", "multiple starred names"),
-        ("match 1:\n    case {**a, \"k\": 1}:\n        pass\n", "`**rest` must come last"),
-        ("match 1:\n    case P(a=1, 2):\n        pass\n", "positional patterns follow keyword"),
+        (
+            "match [1]:\n    case [*a, *b]:\n        pass\n",
+            "multiple starred names",
+        ),
+        (
+            "match 1:\n    case {**a, \"k\": 1}:\n        pass\n",
+            "`**rest` must come last",
+        ),
+        (
+            "match 1:\n    case P(a=1, 2):\n        pass\n",
+            "positional patterns follow keyword",
+        ),
     ] {
         let (class, text) = common::err(src);
         assert_eq!(class, "SyntaxError", "{src}: {text}");

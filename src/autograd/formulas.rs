@@ -613,6 +613,11 @@ impl Backward {
             Backward::ConstantPad { pads } => {
                 vec![Some(super::pad::pad_backward(rt, mode, g, pads)?)]
             }
+            Backward::AdaptiveAvg { windows, input } => {
+                vec![Some(super::adaptive::adaptive_avg_backward(
+                    rt, g, windows, input,
+                )?)]
+            }
             Backward::MaxUnpool { which } => {
                 let which = &which.get(name)?;
                 vec![Some(super::conv::at_places(rt, mode, g, which)?)]

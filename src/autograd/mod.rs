@@ -11,6 +11,7 @@ pub mod activation;
 pub mod activation_ops;
 mod adam_capturable;
 mod adam_foreach;
+pub mod adaptive;
 pub mod add_products;
 pub mod anomaly;
 pub mod attention;

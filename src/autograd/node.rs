@@ -629,6 +629,12 @@ pub enum Backward {
     ConstantPad {
         pads: Vec<i64>,
     },
+    /// `adaptive_avg_pool2d` to a size that does not divide the input:
+    /// the windows and the input's shape (nothing kept).
+    AdaptiveAvg {
+        windows: crate::runtime::op::window::AdaptiveWindows,
+        input: Vec<usize>,
+    },
     /// `max_unpool2d(x, indices)`: the gradient read at the places.
     MaxUnpool {
         which: Saved,
@@ -1060,6 +1066,7 @@ impl Backward {
             | ScatterAlong { .. }
             | Placed { .. }
             | AvgPool { .. }
+            | AdaptiveAvg { .. }
             | IndexPut { .. }
             | Cumsum { .. }
             | Flip { .. }

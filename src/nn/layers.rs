@@ -1113,6 +1113,10 @@ fn adaptive_pool2d(
         false => "adaptive_avg_pool2d",
     };
     let (h, w) = image_size(x, name)?;
+    // Windows of different sizes (or overlapping): PyTorch's window by window.
+    if !max && oh > 0 && ow > 0 && (h % oh != 0 || w % ow != 0) {
+        return crate::autograd::adaptive::adaptive_avg_pool2d(rt, mode, x, (oh, ow));
+    }
     if oh == 0 || ow == 0 || h % oh != 0 || w % ow != 0 {
         return Err(Error::value_help(
             format!("{name} to ({oh}, {ow}) of a {h}x{w} image: cudash pools only sizes that divide the image evenly yet"),

@@ -74,3 +74,25 @@ try:
     torch.zeros(3).H
 except RuntimeError as e:
     print(e)
+
+# Adaptive average pooling to sizes that do not divide the input (windows
+# that differ or overlap, as PyTorch's), and interpolate's area mode by it.
+torch.manual_seed(1)
+x = torch.randn(2, 3, 5, 7, requires_grad=True)
+y = F.adaptive_avg_pool2d(x, (3, 4))
+print(y.shape, y.grad_fn.name(), r(y)[:8])
+(y * torch.arange(24.0).reshape(2, 3, 1, 4)).sum().backward()
+print(r(x.grad)[:12])
+z = nn.AdaptiveAvgPool2d((7, 7))(torch.randn(2, 4, 1, 1))
+print(z.shape, r(z)[:9])
+u = nn.AdaptiveAvgPool2d((5, 3))(torch.randn(1, 2, 2, 2))
+print(r(u))
+print(r(F.adaptive_avg_pool1d(torch.randn(1, 2, 7), 3)))
+print(r(F.interpolate(torch.arange(25.0).reshape(1, 1, 5, 5), size=(3, 2), mode="area")))
+print(r(F.interpolate(torch.arange(4.0).reshape(1, 1, 2, 2), scale_factor=1.5, mode="area")))
+cl = torch.randn(1, 3, 5, 5).to(memory_format=torch.channels_last)
+o = F.adaptive_avg_pool2d(cl, 3)
+print(o.is_contiguous(memory_format=torch.channels_last), r(o)[:6])
+h = F.adaptive_avg_pool2d(torch.randn(1, 2, 5, 5).half(), 3)
+print(h.dtype, r(h.float(), 4)[:6])
+print(r(F.adaptive_avg_pool2d(torch.randn(3, 5, 6), (4, 4)))[:5])

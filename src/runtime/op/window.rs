@@ -156,3 +156,56 @@ impl Windows {
         Ok(())
     }
 }
+
+/// One dimension of an adaptive pool's windows (`adaptive_avg_pool2d` to
+/// a size that does not divide the input): where each output's window
+/// starts and how long it is, PyTorch's `start_index` and `end_index`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spans {
+    pub starts: Vec<usize>,
+    pub lengths: Vec<usize>,
+}
+
+impl Spans {
+    /// `out` windows over `input` places.
+    pub fn new(input: usize, out: usize) -> Spans {
+        let starts: Vec<usize> = (0..out).map(|i| (i * input) / out).collect();
+        let lengths = (0..out)
+            .map(|i| ((i + 1) * input).div_ceil(out) - starts[i])
+            .collect();
+        Spans { starts, lengths }
+    }
+
+    fn longest(&self) -> usize {
+        self.lengths.iter().copied().max().unwrap_or(0)
+    }
+}
+
+/// An adaptive pool's windows over an image of `input` (height, width).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdaptiveWindows {
+    pub rows: Spans,
+    pub cols: Spans,
+    pub input: (usize, usize),
+}
+
+impl AdaptiveWindows {
+    pub fn new((h, w): (usize, usize), (oh, ow): (usize, usize)) -> AdaptiveWindows {
+        AdaptiveWindows {
+            rows: Spans::new(h, oh),
+            cols: Spans::new(w, ow),
+            input: (h, w),
+        }
+    }
+
+    /// The output's (height, width).
+    pub fn out(&self) -> (usize, usize) {
+        (self.rows.starts.len(), self.cols.starts.len())
+    }
+
+    /// Every offset `(a, b)` inside the largest window, row by row.
+    pub fn offsets(&self) -> impl Iterator<Item = (usize, usize)> {
+        let kw = self.cols.longest();
+        (0..self.rows.longest()).flat_map(move |a| (0..kw).map(move |b| (a, b)))
+    }
+}

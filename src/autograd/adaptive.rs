@@ -1,0 +1,243 @@
+//! `adaptive_avg_pool2d` to an output size that does not divide the input
+//! (VGG's `AdaptiveAvgPool2d((7, 7))` of a 32 x 32 image's 1 x 1 features,
+//! `interpolate(mode="area")` up or down by an uneven factor): PyTorch's
+//! windows, `start = floor(i * in / out)` to `end = ceil((i + 1) * in /
+//! out)`, each output the sum of its window's elements row by row from 0,
+//! divided by the window's height and then its width, as PyTorch's CPU
+//! kernel computes it (in f32 for halves). Recorded as one node,
+//! `AdaptiveAvgPool2DBackward0`, whose gradient spreads `g / kh / kw` over
+//! each window.
+//!
+//! Built of the op layer's indexing, `where` and arithmetic (one gather
+//! per offset in the largest window), so it runs on every backend.
+
+use std::sync::Arc;
+
+use super::node::Backward;
+use super::record::attach_node;
+use super::{forward_ad, Mode};
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::index::Index;
+use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::op::window::AdaptiveWindows;
+use crate::runtime::{DType, Device, Tensor};
+
+type R<T> = Result<T, Error>;
+
+/// Offset `(a, b)` of each window: the rows [oh, 1] and columns [1, ow]
+/// it reads (clamped into the image where the window is shorter) and
+/// which outputs it is inside of ([oh, ow]).
+fn offset(
+    rt: &mut Runtime,
+    windows: &AdaptiveWindows,
+    (a, b): (usize, usize),
+    device: Device,
+) -> R<Offset> {
+    let (oh, ow) = windows.out();
+    let (h, w) = windows.input;
+    let row: Vec<i64> = windows
+        .rows
+        .starts
+        .iter()
+        .map(|&s| (s + a).min(h - 1) as i64)
+        .collect();
+    let col: Vec<i64> = windows
+        .cols
+        .starts
+        .iter()
+        .map(|&s| (s + b).min(w - 1) as i64)
+        .collect();
+    let inside: Vec<bool> = (0..oh * ow)
+        .map(|k| a < windows.rows.lengths[k / ow] && b < windows.cols.lengths[k % ow])
+        .collect();
+    Ok(Offset {
+        rows: rt.tensor(&Tensor::from_vec(row, vec![oh, 1]), DType::I64, device)?,
+        cols: rt.tensor(&Tensor::from_vec(col, vec![1, ow]), DType::I64, device)?,
+        inside: rt.tensor(&Tensor::from_vec(inside, vec![oh, ow]), DType::Bool, device)?,
+    })
+}
+
+/// Each output's window height [oh, 1] and width [1, ow], in `dtype`.
+fn extents(
+    rt: &mut Runtime,
+    windows: &AdaptiveWindows,
+    dtype: DType,
+    device: Device,
+) -> R<(Arc<Tensor>, Arc<Tensor>)> {
+    let (oh, ow) = windows.out();
+    let kh: Vec<f64> = windows.rows.lengths.iter().map(|&k| k as f64).collect();
+    let kw: Vec<f64> = windows.cols.lengths.iter().map(|&k| k as f64).collect();
+    Ok((
+        rt.tensor(&Tensor::from_vec(kh, vec![oh, 1]), dtype, device)?,
+        rt.tensor(&Tensor::from_vec(kw, vec![1, ow]), dtype, device)?,
+    ))
+}
+
+struct Offset {
+    rows: Arc<Tensor>,
+    cols: Arc<Tensor>,
+    inside: Arc<Tensor>,
+}
+
+impl Offset {
+    fn items(&self) -> [Index; 4] {
+        let all = || Index::Slice(None, None, None);
+        [
+            all(),
+            all(),
+            Index::Tensor(Arc::clone(&self.rows)),
+            Index::Tensor(Arc::clone(&self.cols)),
+        ]
+    }
+}
+
+/// What PyTorch computes a half's windows in.
+fn opmath(dtype: DType) -> DType {
+    match dtype {
+        DType::F16 | DType::BF16 => DType::F32,
+        d => d,
+    }
+}
+
+fn bin(rt: &mut Runtime, op: BinaryOp, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+    rt.binary(op, Operand::strong(a), Operand::strong(b))
+}
+
+/// `x` [N, C, H, W] (or [C, H, W]) pooled to `out`, recorded.
+pub fn adaptive_avg_pool2d(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    out: (usize, usize),
+) -> R<Arc<Tensor>> {
+    let y = pool_node(rt, mode, x, out)?;
+    // Forward-mode AD: linear in x, so the tangent pooled alike.
+    forward_ad::carry_one(rt, Arc::clone(&y), x, |rt, t| pool_node(rt, mode, t, out))
+}
+
+fn pool_node(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, out: (usize, usize)) -> R<Arc<Tensor>> {
+    let nd = x.ndim();
+    let windows = AdaptiveWindows::new((x.shape()[nd - 2], x.shape()[nd - 1]), out);
+    let y = pooled(rt, x, &windows)?;
+    let y = super::conv::in_format_of(rt, x, y)?;
+    let backward = Backward::AdaptiveAvg {
+        windows,
+        input: x.shape().to_vec(),
+    };
+    Ok(attach_node(
+        rt,
+        mode,
+        y,
+        "AdaptiveAvgPool2DBackward0",
+        backward,
+        &[x],
+    ))
+}
+
+/// The pooling alone, nothing recorded.
+fn pooled(rt: &mut Runtime, x: &Arc<Tensor>, windows: &AdaptiveWindows) -> R<Arc<Tensor>> {
+    let x4 = match x.ndim() {
+        3 => Arc::new(crate::runtime::op::view::unsqueeze(x, 0)?),
+        _ => Arc::clone(x),
+    };
+    let acc = opmath(x.dtype());
+    let x4 = match acc == x.dtype() {
+        true => x4,
+        false => rt.cast(&x4, acc)?,
+    };
+    let (n, c) = (x4.shape()[0], x4.shape()[1]);
+    let (oh, ow) = windows.out();
+    let zero = Tensor::scalar(0.0f64);
+    let mut sum = super::ops::full(rt, &[n, c, oh, ow], acc, x.device(), 0)?;
+    for at in windows.offsets() {
+        let offset = offset(rt, windows, at, x.device())?;
+        let plane = rt.index(&x4, &offset.items())?;
+        let kept = rt.ternary(
+            TernaryOp::Where,
+            Operand::strong(&offset.inside),
+            Operand::strong(&plane),
+            Operand::weak(&zero),
+        )?;
+        sum = bin(rt, BinaryOp::Add, &sum, &kept)?;
+    }
+    let (kh, kw) = extents(rt, windows, acc, x.device())?;
+    let mean = bin(rt, BinaryOp::Div, &sum, &kh)?;
+    let mean = bin(rt, BinaryOp::Div, &mean, &kw)?;
+    let mean = match acc == x.dtype() {
+        true => mean,
+        false => rt.cast(&mean, x.dtype())?,
+    };
+    match x.ndim() {
+        3 => Ok(Arc::new(crate::runtime::op::view::squeeze(&mean, Some(0))?)),
+        _ => Ok(mean),
+    }
+}
+
+/// The gradient of the input (of shape `input`): `g / kh / kw` added at
+/// every place of each output's window.
+pub fn adaptive_avg_backward(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    windows: &AdaptiveWindows,
+    input: &[usize],
+) -> R<Arc<Tensor>> {
+    let g4 = match g.ndim() {
+        3 => Arc::new(crate::runtime::op::view::unsqueeze(g, 0)?),
+        _ => Arc::clone(g),
+    };
+    let acc = match g.dtype() {
+        DType::F64 => DType::F64,
+        _ => DType::F32,
+    };
+    let g4 = match acc == g.dtype() {
+        true => g4,
+        false => rt.cast(&g4, acc)?,
+    };
+    let (kh, kw) = extents(rt, windows, acc, g.device())?;
+    let share = bin(rt, BinaryOp::Div, &g4, &kh)?;
+    let share = bin(rt, BinaryOp::Div, &share, &kw)?;
+    let (h, w) = windows.input;
+    let (n, c) = (g4.shape()[0], g4.shape()[1]);
+    let gx = super::ops::full(rt, &[n, c, h, w], acc, g.device(), 0)?;
+    let zero = Tensor::scalar(0.0f64);
+    for at in windows.offsets() {
+        let offset = offset(rt, windows, at, g.device())?;
+        let kept = rt.ternary(
+            TernaryOp::Where,
+            Operand::strong(&offset.inside),
+            Operand::strong(&share),
+            Operand::weak(&zero),
+        )?;
+        rt.index_put_add(&gx, &offset.items(), &kept)?;
+    }
+    let gx = match acc == g.dtype() {
+        true => gx,
+        false => rt.cast(&gx, g.dtype())?,
+    };
+    match input.len() {
+        3 => Ok(Arc::new(crate::runtime::op::view::squeeze(&gx, Some(0))?)),
+        _ => Ok(gx),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::runtime::op::window::Spans;
+
+    /// PyTorch's windows: down by an uneven factor they overlap, up they
+    /// repeat the input's places.
+    #[test]
+    fn windows_are_pytorchs() {
+        let down = Spans::new(5, 3);
+        assert_eq!(down.starts, [0, 1, 3]);
+        assert_eq!(down.lengths, [2, 3, 2]);
+        let up = Spans::new(1, 7);
+        assert_eq!(up.starts, [0; 7]);
+        assert_eq!(up.lengths, [1; 7]);
+        let up = Spans::new(2, 3);
+        assert_eq!(up.starts, [0, 0, 1]);
+        assert_eq!(up.lengths, [1, 2, 1]);
+    }
+}
