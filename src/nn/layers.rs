@@ -1098,9 +1098,10 @@ fn pool1d(
 }
 
 /// `adaptive_avg_pool2d(x, out)` / `adaptive_max_pool2d`: the pool whose
-/// windows tile the input into `out` (sizes that divide evenly; others are
-/// refused). An average to 1 x 1 is a mean over the plane (`MeanBackward1`),
-/// as PyTorch computes it.
+/// windows tile the input into `out`. An average over uneven windows is
+/// `autograd::adaptive`'s; a max needs sizes that divide evenly (others
+/// are refused). An average to 1 x 1 is a mean over the plane
+/// (`MeanBackward1`), as PyTorch computes it.
 fn adaptive_pool2d(
     rt: &mut Runtime,
     mode: Mode,
@@ -1119,7 +1120,7 @@ fn adaptive_pool2d(
     }
     if oh == 0 || ow == 0 || h % oh != 0 || w % ow != 0 {
         return Err(Error::value_help(
-            format!("{name} to ({oh}, {ow}) of a {h}x{w} image: cudash pools only sizes that divide the image evenly yet"),
+            format!("{name} to ({oh}, {ow}) of a {h}x{w} image: cudash max-pools only sizes that divide the image evenly yet"),
             "choose an output size that divides the height and width (1 always does)",
         ));
     }
