@@ -1,12 +1,14 @@
-//! `adaptive_avg_pool2d` to an output size that does not divide the input
-//! (VGG's `AdaptiveAvgPool2d((7, 7))` of a 32 x 32 image's 1 x 1 features,
-//! `interpolate(mode="area")` up or down by an uneven factor): PyTorch's
-//! windows, `start = floor(i * in / out)` to `end = ceil((i + 1) * in /
-//! out)`, each output the sum of its window's elements row by row from 0,
-//! divided by the window's height and then its width, as PyTorch's CPU
-//! kernel computes it (in f32 for halves). Recorded as one node,
-//! `AdaptiveAvgPool2DBackward0`, whose gradient spreads `g / kh / kw` over
-//! each window.
+//! `adaptive_avg_pool2d` and `adaptive_max_pool2d` to an output size that
+//! does not divide the input (VGG's `AdaptiveAvgPool2d((7, 7))` of a 32 x
+//! 32 image's 1 x 1 features, `interpolate(mode="area")` by an uneven
+//! factor): PyTorch's windows, `start = floor(i * in / out)` to `end =
+//! ceil((i + 1) * in / out)`. An average is the sum of its window's
+//! elements row by row from 0, divided by the window's height and then its
+//! width, as PyTorch's CPU kernel computes it (in f32 for halves), recorded
+//! as `AdaptiveAvgPool2DBackward0`, whose gradient spreads `g / kh / kw`
+//! over each window; a maximum is the window's first largest element (a
+//! NaN over any number), recorded as `AdaptiveMaxPool2DBackward0` with its
+//! place, where its gradient goes.
 //!
 //! Built of the op layer's indexing, `where` and arithmetic (one gather
 //! per offset in the largest window), so it runs on every backend.
@@ -173,6 +175,138 @@ fn pooled(rt: &mut Runtime, x: &Arc<Tensor>, windows: &AdaptiveWindows) -> R<Arc
         3 => Ok(Arc::new(crate::runtime::op::view::squeeze(&mean, Some(0))?)),
         _ => Ok(mean),
     }
+}
+
+/// `adaptive_max_pool2d` of `x` to `out` over uneven or overlapping
+/// windows: each window's largest element (the first of equal ones, a NaN
+/// over any number, as PyTorch's kernel), recorded as
+/// `AdaptiveMaxPool2DBackward0` keeping where each came from.
+pub fn adaptive_max_pool2d(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    out: (usize, usize),
+) -> R<Arc<Tensor>> {
+    let nd = x.ndim();
+    let windows = AdaptiveWindows::new((x.shape()[nd - 2], x.shape()[nd - 1]), out);
+    let (y, places) = maxima(rt, x, &windows)?;
+    let y = super::conv::in_format_of(rt, x, y)?;
+    let backward = Backward::AdaptiveMax {
+        which: super::node::Saved::new(&places),
+        input: x.shape().to_vec(),
+    };
+    let y = attach_node(rt, mode, y, "AdaptiveMaxPool2DBackward0", backward, &[x]);
+    // Forward-mode AD: the tangent read at the maxima's places.
+    forward_ad::carry_one(rt, Arc::clone(&y), x, |rt, t| {
+        super::conv::at_places(rt, mode, t, &places)
+    })
+}
+
+/// Each window's maximum and its place `h * W + w` in its plane.
+fn maxima(
+    rt: &mut Runtime,
+    x: &Arc<Tensor>,
+    windows: &AdaptiveWindows,
+) -> R<(Arc<Tensor>, Arc<Tensor>)> {
+    let x4 = match x.ndim() {
+        3 => Arc::new(crate::runtime::op::view::unsqueeze(x, 0)?),
+        _ => Arc::clone(x),
+    };
+    let w = windows.input.1 as i64;
+    let mut best: Option<(Arc<Tensor>, Arc<Tensor>)> = None;
+    for at in windows.offsets() {
+        let offset = offset(rt, windows, at, x.device())?;
+        let plane = rt.index(&x4, &offset.items())?;
+        // This offset's places in the plane: row * W + column.
+        let width = Tensor::scalar(w);
+        let rows = rt.binary(
+            BinaryOp::Mul,
+            Operand::strong(&offset.rows),
+            Operand::weak(&width),
+        )?;
+        let place = bin(rt, BinaryOp::Add, &rows, &offset.cols)?;
+        let Some((top, where_)) = best.take() else {
+            // Offset (0, 0) is inside every window.
+            let place = rt.copy(&crate::runtime::op::view::expand(
+                &place,
+                plane
+                    .shape()
+                    .iter()
+                    .map(|&n| n as i64)
+                    .collect::<Vec<_>>()
+                    .as_slice(),
+            )?)?;
+            best = Some((plane, place));
+            continue;
+        };
+        let larger = bin(rt, BinaryOp::Gt, &plane, &top)?;
+        let nan = rt.binary(
+            BinaryOp::Ne,
+            Operand::strong(&plane),
+            Operand::strong(&plane),
+        )?;
+        let either = bin(rt, BinaryOp::BitOr, &larger, &nan)?;
+        let take = bin(rt, BinaryOp::BitAnd, &either, &offset.inside)?;
+        let top = rt.ternary(
+            TernaryOp::Where,
+            Operand::strong(&take),
+            Operand::strong(&plane),
+            Operand::strong(&top),
+        )?;
+        let where_ = rt.ternary(
+            TernaryOp::Where,
+            Operand::strong(&take),
+            Operand::strong(&place),
+            Operand::strong(&where_),
+        )?;
+        best = Some((top, where_));
+    }
+    let (top, places) = best.ok_or_else(|| Error::value("adaptive_max_pool2d: an empty output"))?;
+    match x.ndim() {
+        3 => Ok((
+            Arc::new(crate::runtime::op::view::squeeze(&top, Some(0))?),
+            Arc::new(crate::runtime::op::view::squeeze(&places, Some(0))?),
+        )),
+        _ => Ok((top, places)),
+    }
+}
+
+/// The gradient of an adaptive max pool's input (of shape `input`): each
+/// output's `g` added at its maximum's place.
+pub fn adaptive_max_backward(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    places: &Arc<Tensor>,
+    input: &[usize],
+) -> R<Arc<Tensor>> {
+    let nd = input.len();
+    let planes: usize = input[..nd - 2].iter().product();
+    let per = input[nd - 2] * input[nd - 1];
+    let dtype = g.dtype();
+    let acc = match dtype {
+        DType::F64 => DType::F64,
+        _ => DType::F32,
+    };
+    let g = match acc == dtype {
+        true => Arc::clone(g),
+        false => rt.cast(g, acc)?,
+    };
+    let gx = super::ops::full(rt, &[planes * per], acc, g.device(), 0)?;
+    let out = g.numel() / planes.max(1);
+    let base = super::ops::positions(rt, planes, 0, 2, g.device())?;
+    let step = Tensor::scalar(per as i64);
+    let base = rt.binary(BinaryOp::Mul, Operand::strong(&base), Operand::weak(&step))?;
+    let at = rt.reshape(places, &[planes as i64, out as i64])?;
+    let at = bin(rt, BinaryOp::Add, &at, &base)?;
+    let at = rt.reshape(&at, &[-1])?;
+    let values = rt.reshape(&g, &[-1])?;
+    rt.index_put_add(&gx, &[Index::Tensor(at)], &values)?;
+    let gx = match acc == dtype {
+        true => gx,
+        false => rt.cast(&gx, dtype)?,
+    };
+    let shape: Vec<i64> = input.iter().map(|&n| n as i64).collect();
+    rt.reshape(&gx, &shape)
 }
 
 /// The gradient of the input (of shape `input`): `g / kh / kw` added at

@@ -618,6 +618,12 @@ impl Backward {
                     rt, g, windows, input,
                 )?)]
             }
+            Backward::AdaptiveMax { which, input } => {
+                let which = &which.get(name)?;
+                vec![Some(super::adaptive::adaptive_max_backward(
+                    rt, g, which, input,
+                )?)]
+            }
             Backward::MaxUnpool { which } => {
                 let which = &which.get(name)?;
                 vec![Some(super::conv::at_places(rt, mode, g, which)?)]

@@ -635,6 +635,12 @@ pub enum Backward {
         windows: crate::runtime::op::window::AdaptiveWindows,
         input: Vec<usize>,
     },
+    /// `adaptive_max_pool2d` over uneven windows: each maximum's place
+    /// `h * W + w` in its plane, and the input's shape.
+    AdaptiveMax {
+        which: Saved,
+        input: Vec<usize>,
+    },
     /// `max_unpool2d(x, indices)`: the gradient read at the places.
     MaxUnpool {
         which: Saved,
@@ -1044,7 +1050,9 @@ impl Backward {
                 .into_iter()
                 .flatten()
                 .collect(),
-            MaxPool { which, .. } | MaxUnpool { which } => vec![which],
+            MaxPool { which, .. } | MaxUnpool { which } | AdaptiveMax { which, .. } => {
+                vec![which]
+            }
             Pooled { which, .. } => which.iter().collect(),
             BatchNorm {
                 x,

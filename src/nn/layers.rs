@@ -1098,9 +1098,8 @@ fn pool1d(
 }
 
 /// `adaptive_avg_pool2d(x, out)` / `adaptive_max_pool2d`: the pool whose
-/// windows tile the input into `out`. An average over uneven windows is
-/// `autograd::adaptive`'s; a max needs sizes that divide evenly (others
-/// are refused). An average to 1 x 1 is a mean over the plane
+/// windows tile the input into `out`; over uneven or overlapping windows
+/// `autograd::adaptive`'s. An average to 1 x 1 is a mean over the plane
 /// (`MeanBackward1`), as PyTorch computes it.
 fn adaptive_pool2d(
     rt: &mut Runtime,
@@ -1115,13 +1114,16 @@ fn adaptive_pool2d(
     };
     let (h, w) = image_size(x, name)?;
     // Windows of different sizes (or overlapping): PyTorch's window by window.
-    if !max && oh > 0 && ow > 0 && (h % oh != 0 || w % ow != 0) {
-        return crate::autograd::adaptive::adaptive_avg_pool2d(rt, mode, x, (oh, ow));
+    if oh > 0 && ow > 0 && (h % oh != 0 || w % ow != 0) {
+        return match max {
+            true => crate::autograd::adaptive::adaptive_max_pool2d(rt, mode, x, (oh, ow)),
+            false => crate::autograd::adaptive::adaptive_avg_pool2d(rt, mode, x, (oh, ow)),
+        };
     }
-    if oh == 0 || ow == 0 || h % oh != 0 || w % ow != 0 {
+    if oh == 0 || ow == 0 {
         return Err(Error::value_help(
-            format!("{name} to ({oh}, {ow}) of a {h}x{w} image: cudash max-pools only sizes that divide the image evenly yet"),
-            "choose an output size that divides the height and width (1 always does)",
+            format!("{name} to ({oh}, {ow}) of a {h}x{w} image: cudash pools to output sizes of at least 1"),
+            "give an output size of 1 or more in each dimension",
         ));
     }
     if !max && (oh, ow) == (1, 1) {
