@@ -220,18 +220,17 @@ pub fn nll_loss(
         Operand::strong(&picked),
         Operand::weak(&zero_f),
     )?;
-    // Each row's loss (-0 for an ignored row), summed from +0 as PyTorch's
-    // kernel sums them: the same value as negating the sum, but a loss of
-    // zero is +0, not -0.
-    let losses = rt.unary(UnaryOp::Neg, &kept)?;
+    let total = rt.reduce(ReduceOp::Sum, &kept, None, false)?;
+    // `0 - total`, as PyTorch's kernel takes each row's loss away from 0:
+    // a loss of zero is +0, where negating the sum gave -0.
+    let zero = Tensor::scalar(0.0f64);
+    let neg = rt.binary(BinaryOp::Sub, Operand::weak(&zero), Operand::strong(&total))?;
     let weight = rt.reduce(ReduceOp::Sum, &valid_f, None, false)?;
     let out = match reduction {
-        Reduction::Mean => {
-            let total = rt.reduce(ReduceOp::Sum, &losses, None, false)?;
-            bin(rt, BinaryOp::Div, &total, &weight)?
-        }
-        Reduction::Sum => rt.reduce(ReduceOp::Sum, &losses, None, false)?,
-        Reduction::None => losses,
+        Reduction::Mean => bin(rt, BinaryOp::Div, &neg, &weight)?,
+        Reduction::Sum => neg,
+        // Each row's loss (-0 for an ignored row).
+        Reduction::None => rt.unary(UnaryOp::Neg, &kept)?,
     };
     let backward = Backward::NllLoss {
         target: Saved::new(&safe),
