@@ -162,10 +162,13 @@ impl Globals {
         self.slots[k as usize].value.as_ref()
     }
 
-    /// The variables that hold a value, in the order they were first set.
+    /// The variables that hold a value, in the order they were first set
+    /// (not a `match` statement's hidden subject, `$match` and its place,
+    /// left behind where a case's pattern or guard raised).
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
         self.slots
             .iter()
+            .filter(|s| !s.name.starts_with('$'))
             .filter_map(|s| s.value.as_ref().map(|v| (&s.name, v)))
     }
 
