@@ -8,7 +8,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
-print(f"Using {device}")
+print(f"Using {device} device")
 
 
 def r(t, places=5):
