@@ -95,6 +95,39 @@ impl Offset {
     }
 }
 
+/// An unbatched image [C, H, W] as a batch of one (a view).
+fn batched(x: &Arc<Tensor>) -> R<Arc<Tensor>> {
+    match x.ndim() {
+        3 => Ok(Arc::new(crate::runtime::op::view::unsqueeze(x, 0)?)),
+        _ => Ok(Arc::clone(x)),
+    }
+}
+
+/// A batch of one back without the batch when the input (of `ndim`
+/// dimensions) had none.
+fn unbatched(t: Arc<Tensor>, ndim: usize) -> R<Arc<Tensor>> {
+    match ndim {
+        3 => Ok(Arc::new(crate::runtime::op::view::squeeze(&t, Some(0))?)),
+        _ => Ok(t),
+    }
+}
+
+/// `t` in `dtype` (itself when it is in it already).
+fn in_dtype(rt: &mut Runtime, t: Arc<Tensor>, dtype: DType) -> R<Arc<Tensor>> {
+    match t.dtype() == dtype {
+        true => Ok(t),
+        false => rt.cast(&t, dtype),
+    }
+}
+
+/// What a gradient is accumulated in (`index_put_add` takes f32 and f64).
+fn grad_dtype(dtype: DType) -> DType {
+    match dtype {
+        DType::F64 => DType::F64,
+        _ => DType::F32,
+    }
+}
+
 /// What PyTorch computes a half's windows in.
 fn opmath(dtype: DType) -> DType {
     match dtype {
@@ -140,15 +173,8 @@ fn pool_node(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, out: (usize, usize))
 
 /// The pooling alone, nothing recorded.
 fn pooled(rt: &mut Runtime, x: &Arc<Tensor>, windows: &AdaptiveWindows) -> R<Arc<Tensor>> {
-    let x4 = match x.ndim() {
-        3 => Arc::new(crate::runtime::op::view::unsqueeze(x, 0)?),
-        _ => Arc::clone(x),
-    };
     let acc = opmath(x.dtype());
-    let x4 = match acc == x.dtype() {
-        true => x4,
-        false => rt.cast(&x4, acc)?,
-    };
+    let x4 = in_dtype(rt, batched(x)?, acc)?;
     let (n, c) = (x4.shape()[0], x4.shape()[1]);
     let (oh, ow) = windows.out();
     let zero = Tensor::scalar(0.0f64);
@@ -167,14 +193,8 @@ fn pooled(rt: &mut Runtime, x: &Arc<Tensor>, windows: &AdaptiveWindows) -> R<Arc
     let (kh, kw) = extents(rt, windows, acc, x.device())?;
     let mean = bin(rt, BinaryOp::Div, &sum, &kh)?;
     let mean = bin(rt, BinaryOp::Div, &mean, &kw)?;
-    let mean = match acc == x.dtype() {
-        true => mean,
-        false => rt.cast(&mean, x.dtype())?,
-    };
-    match x.ndim() {
-        3 => Ok(Arc::new(crate::runtime::op::view::squeeze(&mean, Some(0))?)),
-        _ => Ok(mean),
-    }
+    let mean = in_dtype(rt, mean, x.dtype())?;
+    unbatched(mean, x.ndim())
 }
 
 /// `adaptive_max_pool2d` of `x` to `out` over uneven or overlapping
@@ -208,10 +228,7 @@ fn maxima(
     x: &Arc<Tensor>,
     windows: &AdaptiveWindows,
 ) -> R<(Arc<Tensor>, Arc<Tensor>)> {
-    let x4 = match x.ndim() {
-        3 => Arc::new(crate::runtime::op::view::unsqueeze(x, 0)?),
-        _ => Arc::clone(x),
-    };
+    let x4 = batched(x)?;
     let w = windows.input.1 as i64;
     let mut best: Option<(Arc<Tensor>, Arc<Tensor>)> = None;
     for at in windows.offsets() {
@@ -262,13 +279,7 @@ fn maxima(
         best = Some((top, where_));
     }
     let (top, places) = best.ok_or_else(|| Error::value("adaptive_max_pool2d: an empty output"))?;
-    match x.ndim() {
-        3 => Ok((
-            Arc::new(crate::runtime::op::view::squeeze(&top, Some(0))?),
-            Arc::new(crate::runtime::op::view::squeeze(&places, Some(0))?),
-        )),
-        _ => Ok((top, places)),
-    }
+    Ok((unbatched(top, x.ndim())?, unbatched(places, x.ndim())?))
 }
 
 /// The gradient of an adaptive max pool's input (of shape `input`): each
@@ -283,15 +294,8 @@ pub fn adaptive_max_backward(
     let planes: usize = input[..nd - 2].iter().product();
     let per = input[nd - 2] * input[nd - 1];
     let dtype = g.dtype();
-    let acc = match dtype {
-        DType::F64 => DType::F64,
-        _ => DType::F32,
-    };
-    let g = match acc == dtype {
-        true => Arc::clone(g),
-        false => rt.cast(g, acc)?,
-    };
-    let gx = super::ops::full(rt, &[planes * per], acc, g.device(), 0)?;
+    let g = in_dtype(rt, Arc::clone(g), grad_dtype(dtype))?;
+    let gx = super::ops::full(rt, &[planes * per], g.dtype(), g.device(), 0)?;
     let out = g.numel() / planes.max(1);
     let base = super::ops::positions(rt, planes, 0, 2, g.device())?;
     let step = Tensor::scalar(per as i64);
@@ -301,10 +305,7 @@ pub fn adaptive_max_backward(
     let at = rt.reshape(&at, &[-1])?;
     let values = rt.reshape(&g, &[-1])?;
     rt.index_put_add(&gx, &[Index::Tensor(at)], &values)?;
-    let gx = match acc == dtype {
-        true => gx,
-        false => rt.cast(&gx, dtype)?,
-    };
+    let gx = in_dtype(rt, gx, dtype)?;
     let shape: Vec<i64> = input.iter().map(|&n| n as i64).collect();
     rt.reshape(&gx, &shape)
 }
@@ -317,18 +318,8 @@ pub fn adaptive_avg_backward(
     windows: &AdaptiveWindows,
     input: &[usize],
 ) -> R<Arc<Tensor>> {
-    let g4 = match g.ndim() {
-        3 => Arc::new(crate::runtime::op::view::unsqueeze(g, 0)?),
-        _ => Arc::clone(g),
-    };
-    let acc = match g.dtype() {
-        DType::F64 => DType::F64,
-        _ => DType::F32,
-    };
-    let g4 = match acc == g.dtype() {
-        true => g4,
-        false => rt.cast(&g4, acc)?,
-    };
+    let acc = grad_dtype(g.dtype());
+    let g4 = in_dtype(rt, batched(g)?, acc)?;
     let (kh, kw) = extents(rt, windows, acc, g.device())?;
     let share = bin(rt, BinaryOp::Div, &g4, &kh)?;
     let share = bin(rt, BinaryOp::Div, &share, &kw)?;
@@ -346,14 +337,8 @@ pub fn adaptive_avg_backward(
         )?;
         rt.index_put_add(&gx, &offset.items(), &kept)?;
     }
-    let gx = match acc == g.dtype() {
-        true => gx,
-        false => rt.cast(&gx, g.dtype())?,
-    };
-    match input.len() {
-        3 => Ok(Arc::new(crate::runtime::op::view::squeeze(&gx, Some(0))?)),
-        _ => Ok(gx),
-    }
+    let gx = in_dtype(rt, gx, g.dtype())?;
+    unbatched(gx, input.len())
 }
 
 #[cfg(test)]
