@@ -27,14 +27,14 @@ impl Interp {
         match pattern {
             Pattern::Wildcard | Pattern::Star(None) => Ok(true),
             Pattern::Capture(name) | Pattern::Star(Some(name)) => {
-                self.bind(name, subject.clone());
+                self.set_var(name, subject.clone());
                 Ok(true)
             }
             Pattern::Value(e) => self.equal_to(subject, e, d),
             Pattern::As(inner, name) => {
                 let hit = self.matches(subject, inner, d)?;
                 if hit {
-                    self.bind(name, subject.clone());
+                    self.set_var(name, subject.clone());
                 }
                 Ok(hit)
             }
@@ -52,10 +52,6 @@ impl Interp {
                 self.matches_class(subject, class, positional, keywords, d)
             }
         }
-    }
-
-    fn bind(&mut self, name: &Name, v: Value) {
-        self.set_var(name, v);
     }
 
     /// A literal or dotted value: `None`, `True` and `False` by identity,
@@ -148,7 +144,7 @@ impl Interp {
                 .filter(|(k, _)| !taken.contains(k))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            self.bind(name, Value::Dict(PyDict::new(left)));
+            self.set_var(name, Value::Dict(PyDict::new(left)));
         }
         Ok(true)
     }
@@ -215,7 +211,8 @@ impl Interp {
         let by_keyword = keywords.iter().map(|(n, p)| (n.name.clone(), p));
         let wanted: Vec<(String, &Pattern)> = by_position.chain(by_keyword).collect();
         for (name, p) in wanted {
-            let Some(v) = self.attribute_if_any(subject, &name, at) else {
+            // An instance without the attribute does not match.
+            let Ok(v) = self.property(subject, &name, at) else {
                 return Ok(false);
             };
             if !self.matches(&v, p, d)? {
@@ -223,12 +220,6 @@ impl Interp {
             }
         }
         Ok(true)
-    }
-
-    /// `getattr(v, name)`, None where it has no such attribute (Python's
-    /// class pattern then does not match).
-    fn attribute_if_any(&mut self, v: &Value, name: &str, at: Span) -> Option<Value> {
-        self.property(v, name, at).ok()
     }
 }
 
