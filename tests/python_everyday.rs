@@ -6385,6 +6385,16 @@ print(f"{3:=^7}|")
             "===3===|",
         ]
     );
+    // Only a name takes `:=`, as Python says (its words: "cannot use
+    // assignment expressions with function call").
+    for src in ["print((len([1]) := 3))", "x = [1]\nprint((x[0] := 3))"] {
+        let (ename, message) = common::err(src);
+        assert_eq!(ename, "SyntaxError", "{src}");
+        assert!(
+            message.contains("the left of `:=` must be a name"),
+            "{message}"
+        );
+    }
 }
 
 /// `@dataclass(frozen=True)`, `order=True`, and the module's `fields`,

@@ -138,12 +138,18 @@ fn indentation_error(span: Span, class: &'static str, message: String, help: &st
 }
 
 /// The indentation of the line holding `at`, and the line's number.
-fn indent_of(src: &str, at: usize) -> (&str, usize) {
+fn indent_of(src: &str, at: usize) -> &str {
     let begin = src[..at].rfind('\n').map_or(0, |i| i + 1);
-    let line = src[..begin].bytes().filter(|&b| b == b'\n').count() + 1;
     let rest = &src[begin..at];
     let width = rest.len() - rest.trim_start_matches([' ', '\t', '\x0c']).len();
-    (&rest[..width], line)
+    &rest[..width]
+}
+
+/// The 1-based line holding byte `at`, by a binary search over where the
+/// lines start (counting newlines from the top at every block made parsing
+/// quadratic in a file's length).
+fn line_of(line_starts: &[usize], at: usize) -> usize {
+    line_starts.partition_point(|&start| start <= at)
 }
 
 /// The tokens with Python's `:` blocks as braces (see the module's comment).
@@ -157,6 +163,9 @@ pub struct Laid {
 pub fn layout(tokens: Vec<Spanned<Token>>, src: &str) -> Result<Laid, Diagnostic> {
     let mut out: Vec<Spanned<Token>> = Vec::with_capacity(tokens.len() + tokens.len() / 8);
     let mut open: Vec<Open> = Vec::new();
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(src.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
     // The next token starts a line (after a newline outside brackets).
     let mut line_start = true;
     // The first token of the statement being read, and where; None before it.
@@ -195,7 +204,7 @@ pub fn layout(tokens: Vec<Spanned<Token>>, src: &str) -> Result<Laid, Diagnostic
         }
         if line_start && !in_brackets {
             line_start = false;
-            let (indent, _) = indent_of(src, span.start);
+            let indent = indent_of(src, span.start);
             let here = Span::from(span.start - indent.len()..span.start);
             if pending.take().is_some() {
                 let Some(Open::Indent {
@@ -258,7 +267,8 @@ pub fn layout(tokens: Vec<Spanned<Token>>, src: &str) -> Result<Laid, Diagnostic
                         || opens_match_block(head.as_ref(), &open, iter.peek())) =>
             {
                 let ends_line = matches!(iter.peek(), None | Some((Token::Newline, _)));
-                let (header, line) = indent_of(src, head_at);
+                let header = indent_of(src, head_at);
+                let line = line_of(&line_starts, head_at);
                 // As written: `def`, not the `fn` it lexes as.
                 let keyword = src[head_at..]
                     .split(|c: char| !c.is_alphanumeric() && c != '_')

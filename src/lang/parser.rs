@@ -490,14 +490,10 @@ where
         ));
 
         // `name := value`: binds looser than any operator (Python's
-        // assignment expression); tried first, one token of lookahead.
-        let walrus = ident()
-            .then_ignore(p(Punct::Walrus))
-            .then(expr.clone())
-            .map_with(|(name, value): (Name, Expr), e| Expr {
-                kind: ExprKind::Walrus(name, Box::new(value)),
-                span: e.span(),
-            });
+        // assignment expression). Read as an operator expression followed by
+        // an optional `:= value`, so the common case costs one token of
+        // lookahead after it, not a failed `name :=` before every expression.
+        let walrus_value = p(Punct::Walrus).ignore_then(expr.clone()).or_not();
         let operators = atom.pratt((
             postfix(14, postfix_op, |lhs: Expr, op, e| {
                 let kind = match op {
@@ -609,7 +605,30 @@ where
                 },
             ),
         ));
-        walrus.or(operators).labelled("an expression").boxed()
+        operators
+            .then(walrus_value)
+            .validate(|(target, value), e, emitter| match (target.kind, value) {
+                (kind, None) => Expr {
+                    kind,
+                    span: target.span,
+                },
+                (ExprKind::Var(name), Some(value)) => Expr {
+                    kind: ExprKind::Walrus(name, Box::new(value)),
+                    span: e.span(),
+                },
+                (kind, Some(_)) => {
+                    emitter.emit(E::message(
+                        target.span,
+                        "cannot use assignment expressions with this: the left of `:=` must be a name",
+                    ));
+                    Expr {
+                        kind,
+                        span: target.span,
+                    }
+                }
+            })
+            .labelled("an expression")
+            .boxed()
     })
 }
 
