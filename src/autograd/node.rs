@@ -178,6 +178,9 @@ pub struct Saved {
     /// names it, as PyTorch's does (its `grad_fn` then: the in-place op
     /// that changed it; none for a leaf).
     pub(super) origin: Origin,
+    /// An inference tensor (`runtime::inference`), not a number: the node
+    /// that keeps it is refused ([`Node::new`]).
+    inference: bool,
 }
 
 /// What a saved variable holds.
@@ -218,6 +221,7 @@ impl Saved {
             version: t.version(),
             weak,
             origin,
+            inference: t.is_inference() && !weak,
         }
     }
 
@@ -1262,6 +1266,13 @@ impl Node {
         inputs: Inputs,
         stream: Option<StreamKey>,
     ) -> Node {
+        // An op's saves are made before it knows whether it records; only
+        // a node made with an inference tensor among them is refused (the
+        // op raises as it returns: `saved_hooks::inference_saved`). Asked
+        // only once inference mode has been used.
+        if crate::runtime::inference::used() && backward.saved().iter().any(|s| s.inference) {
+            super::saved_hooks::inference_saved();
+        }
         Node {
             name,
             next,

@@ -37,6 +37,39 @@ thread_local! {
     /// Saved tensors made since the interpreter last packed.
     static PENDING: RefCell<Vec<Arc<PackCell>>> = const { RefCell::new(Vec::new()) };
     static ANY_PENDING: Cell<bool> = const { Cell::new(false) };
+    /// An inference tensor was saved since the interpreter last packed:
+    /// the op that saved it raises (PyTorch's refusal, made at the same
+    /// point as a pack hook's error).
+    static INFERENCE_SAVED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A node saved an inference tensor (`runtime::inference`): the
+/// interpreter makes the op raise when it returns.
+pub(super) fn inference_saved() {
+    INFERENCE_SAVED.with(|c| c.set(true));
+    ANY_PENDING.with(|a| a.set(true));
+}
+
+/// Whether an inference tensor was saved since last asked (asking clears it).
+pub fn take_inference_saved() -> bool {
+    INFERENCE_SAVED.with(|c| c.replace(false))
+}
+
+/// PyTorch's refusal to save an inference tensor for backward, in its words.
+pub fn inference_saved_refused() -> Error {
+    Error::Module {
+        class: "RuntimeError",
+        message: "Inference tensors cannot be saved for backward. Please do not use Tensors \
+                  created in inference mode in computation tracked by autograd. To work around \
+                  this, you can make a clone to get a normal tensor and use it in autograd, or \
+                  use `torch.no_grad()` instead of `torch.inference_mode()`."
+            .into(),
+        help: Some(
+            "a tensor made under `torch.inference_mode()` cannot join a graph later: make it \
+             under `torch.no_grad()`, or use `x.clone()` of it"
+                .into(),
+        ),
+    }
 }
 
 /// `saved_tensors_hooks(pack, unpack).__enter__()`; refused while

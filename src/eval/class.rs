@@ -11,7 +11,7 @@
 use std::sync::{Arc, Mutex};
 
 use super::args::ArgVal;
-use super::value::{class_of, object_of, Base, Class, Decorated, Function, Object};
+use super::value::{class_of, object_of, Base, Class, Decorated, Function, GradSetting, Object};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{ClassDef, Expr, ExprKind, StmtKind};
@@ -689,7 +689,15 @@ impl Interp {
             Value::Class(c) => self.instantiate(&c, args, span),
             Value::Module(m) => self.call_module(&m, args, span),
             // `@torch.no_grad()` over a `def`.
-            Value::GradMode(on) => grad_mode_decorator(on.get().enabled, args, span),
+            // (Each call in the mode, and after it the mode before it.)
+            Value::GradMode(on) => grad_mode_decorator(
+                GradSetting {
+                    restore: None,
+                    ..on.get()
+                },
+                args,
+                span,
+            ),
             Value::Decorated(d) => match &*d {
                 Decorated::Static(f) | Decorated::ClassMethod(f) => {
                     self.call_value(f.clone(), args, span)
@@ -760,14 +768,18 @@ fn property_part(class: &Class, decorators: &[Expr], f: Value) -> Option<Result<
 }
 
 pub(crate) fn grad_mode_decorator(
-    on: bool,
+    setting: GradSetting,
     args: Vec<ArgVal>,
     span: Span,
 ) -> Result<Value, Diagnostic> {
-    let name = if on { "enable_grad" } else { "no_grad" };
+    let name = match (setting.inference, setting.enabled) {
+        (Some(_), _) => "inference_mode",
+        (None, true) => "enable_grad",
+        (None, false) => "no_grad",
+    };
     match args.as_slice() {
         [a] if a.keyword.is_none() => match &a.value {
-            Value::Function(f) => Ok(Value::Function(Arc::new(f.with_grad_mode(on)))),
+            Value::Function(f) => Ok(Value::Function(Arc::new(f.with_grad_mode(setting)))),
             other => Err(Error::wrong_type(
                 format!("what `torch.{name}()` decorates"),
                 "a function (`@torch.no_grad()` above a `def`)",

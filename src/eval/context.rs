@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::args::ArgVal;
 use super::flow::Flow;
-use super::value::DefaultDevice;
+use super::value::{DefaultDevice, GradBefore, GradSetting};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{Block, Expr, ExprKind, IndexItem, Target};
@@ -16,6 +16,24 @@ use crate::runtime::lock::lock;
 use crate::runtime::Device;
 
 impl Interp {
+    /// A grad-mode context's block (or a decorated function's call) begins:
+    /// its modes set; gives what to put back when it ends.
+    pub(super) fn enter_grad(&mut self, setting: GradSetting) -> GradBefore {
+        let enabled = std::mem::replace(&mut self.grad.enabled, setting.enabled);
+        GradBefore {
+            enabled: setting.restore.unwrap_or(enabled),
+            inference: setting.inference.map(crate::runtime::inference::set),
+        }
+    }
+
+    /// The block ends: the modes it found back.
+    pub(super) fn leave_grad(&mut self, before: GradBefore) {
+        self.grad.enabled = before.enabled;
+        if let Some(on) = before.inference {
+            crate::runtime::inference::set(on);
+        }
+    }
+
     /// Where a factory puts its tensor when no `device=` is given.
     pub(crate) fn default_device(&self) -> Device {
         match self.default_device {
@@ -91,10 +109,9 @@ impl Interp {
             // torch.set_grad_enabled(mode):` (which set the mode when called:
             // the block ends in the mode before that call).
             Value::GradMode(on) => {
-                let setting = on.get();
-                let saved = std::mem::replace(&mut self.grad.enabled, setting.enabled);
+                let before = self.enter_grad(on.get());
                 let r = self.exec_block(body);
-                self.grad.enabled = setting.restore.unwrap_or(saved);
+                self.leave_grad(before);
                 r
             }
             other => Err(Error::wrong_type(
@@ -132,11 +149,7 @@ impl Interp {
                 (WithExit::Object(context.clone(), e.span), entered)
             }
             Value::File(f) => (WithExit::File(Arc::clone(f)), context.clone()),
-            Value::GradMode(on) => {
-                let setting = on.get();
-                let saved = std::mem::replace(&mut self.grad.enabled, setting.enabled);
-                (WithExit::Grad(setting.restore.unwrap_or(saved)), Value::None)
-            }
+            Value::GradMode(on) => (WithExit::Grad(self.enter_grad(on.get())), Value::None),
             Value::Device(d) if d.get().is_cuda() => {
                 let Device::Cuda(n) = d.get() else {
                     unreachable!("checked")
@@ -192,8 +205,8 @@ impl Interp {
                 lock(&f).close();
                 Ok(false)
             }
-            WithExit::Grad(on) => {
-                self.grad.enabled = on;
+            WithExit::Grad(before) => {
+                self.leave_grad(before);
                 Ok(false)
             }
             WithExit::Device(n) => {

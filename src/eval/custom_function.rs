@@ -268,6 +268,17 @@ impl Interp {
         if !recording || !inputs.iter().any(|t| requires_grad(t)) {
             return Ok(out);
         }
+        // The node keeps what `ctx.save_for_backward` kept: no inference tensor.
+        let saves_inference = ctx
+            .get("saved_tensors")
+            .and_then(|l| l.items())
+            .is_some_and(|l| {
+                l.iter()
+                    .any(|v| matches!(v, Value::Tensor(t) if t.is_inference()))
+            });
+        if saves_inference {
+            return Err(saved_hooks::inference_saved_refused().at(span));
+        }
         let (outputs, single) = match &out {
             Value::Tensor(t) => (vec![Arc::clone(t)], true),
             v => match v.items() {

@@ -519,6 +519,7 @@ docs! {
     Method Tensors "nelement", "x.nelement()", "The number of elements, `x.numel()`'s older name.", "ones(2, 3).nelement()";
     Method Tensors "element_size", "x.element_size()", "Bytes per element of the dtype (4 for f32, 2 for f16 and bf16).", "ones(2, dtype=f16).element_size()";
     Method Devices "get_device", "x.get_device()", "The index of the CUDA device `x` lives on (`cuda:1`: 1), -1 for a cpu tensor, as PyTorch's.", "ones(2).get_device()";
+    Method Tensors "is_inference", "x.is_inference()", "Whether `x` is an inference tensor: made under `torch.inference_mode()` (or a view of one). Outside that mode it cannot be changed in place, require grad, or be saved for backward.", "x = ones(2)\nx.is_inference()";
     Method Tensors "is_signed", "x.is_signed()", "Whether the dtype holds negative values (all but bool and u8).", "arange(3).to(i8).is_signed()";
     Method Tensors "is_floating_point", "x.is_floating_point()", "Whether the dtype is a floating point one (f16, bf16, f32, f64).", "arange(3).is_floating_point()";
     Method Tensors "is_contiguous", "x.is_contiguous(memory_format=none)", "Whether the elements lie in memory in row-major order with no gaps (or in `memory_format`'s order: `torch.channels_last`): a transposed view is not, `x.contiguous()` copies it so.", "x = ones(2, 3)\nx.is_contiguous()\nx.T.is_contiguous()";

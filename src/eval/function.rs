@@ -210,9 +210,7 @@ impl Interp {
             .at(span));
         }
         // `@torch.no_grad()`: the body runs in its mode, restored after.
-        let saved_grad = f
-            .grad_mode
-            .map(|on| std::mem::replace(&mut self.grad.enabled, on));
+        let saved_grad = f.grad_mode.map(|setting| self.enter_grad(setting));
         let code: *const Code = &f.code;
         // The runtime calls a function at its own name (a Dataset's
         // function in a DataLoader): no call site of the program's then.
@@ -240,8 +238,8 @@ impl Interp {
         self.quiet += 1;
         let ran = with_stack(|| code.run(self));
         self.quiet -= 1;
-        if let Some(on) = saved_grad {
-            self.grad.enabled = on;
+        if let Some(before) = saved_grad {
+            self.leave_grad(before);
         }
         let ran = ran.map_err(|d| self.in_body(d));
         self.statement_at.set(statement_at);
@@ -297,9 +295,9 @@ pub(super) fn with_stack<R>(body: impl FnOnce() -> R) -> R {
 impl Function {
     /// The same function, its calls run with autograd's recording `on`
     /// (`@torch.no_grad()` over it).
-    pub fn with_grad_mode(&self, on: bool) -> Function {
+    pub fn with_grad_mode(&self, setting: super::value::GradSetting) -> Function {
         let mut f = self.with_closure(self.closure.0.clone());
-        f.grad_mode = Some(on);
+        f.grad_mode = Some(setting);
         f
     }
 

@@ -83,12 +83,10 @@ impl Generator {
             caller_at: it.statement_at.get(),
         });
         it.quiet += 1;
-        let saved_grad = f
-            .grad_mode
-            .map(|on| std::mem::replace(&mut it.grad.enabled, on));
+        let saved_grad = f.grad_mode.map(|setting| it.enter_grad(setting));
         let ran = super::function::with_stack(|| self.run(it, &f.def.body));
-        if let Some(on) = saved_grad {
-            it.grad.enabled = on;
+        if let Some(before) = saved_grad {
+            it.leave_grad(before);
         }
         it.quiet -= 1;
         let ran = ran.map_err(|d| it.in_body(d));

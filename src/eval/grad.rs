@@ -40,6 +40,19 @@ pub(crate) fn make_requires_grad(t: &Tensor, flag: bool) -> Result<(), Error> {
                 .into(),
         });
     }
+    if flag && t.is_inference() && !crate::runtime::inference::enabled() {
+        return Err(Error::Module {
+            class: "RuntimeError",
+            message: "Setting requires_grad=True on inference tensor outside InferenceMode is not \
+                      allowed."
+                .into(),
+            help: Some(
+                "a tensor made under `torch.inference_mode()` cannot join a graph: use \
+                 `x.clone()` of it, or make it under `torch.no_grad()`"
+                    .into(),
+            ),
+        });
+    }
     match leaf_meta(t) {
         Some(m) => {
             set_requires_grad(m, flag);

@@ -390,6 +390,9 @@ static TENSOR_FUNCTIONS: &[Native] = &[
         name: "torch.is_floating_point",
     },
     Native {
+        name: "torch.is_inference",
+    },
+    Native {
         name: "torch.isnan",
     },
     Native { name: "torch.le" },
@@ -853,6 +856,9 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "torch.is_grad_enabled",
+    },
+    Native {
+        name: "torch.is_inference_mode_enabled",
     },
     Native {
         name: "torch.is_autocast_enabled",
@@ -2326,7 +2332,11 @@ impl Interp {
         }
         // `@torch.no_grad` without parentheses over a `def`.
         if let ("torch.no_grad" | "torch.enable_grad", [_]) = (f.name, args.as_slice()) {
-            return super::class::grad_mode_decorator(f.name == "torch.enable_grad", args, span);
+            return super::class::grad_mode_decorator(
+                GradSetting::scoped(f.name == "torch.enable_grad"),
+                args,
+                span,
+            );
         }
         // `torch.set_grad_enabled(mode)`: the mode set now (a call on its
         // own line sets it for what follows), and a context whose block
@@ -2361,18 +2371,24 @@ impl Interp {
             return Ok(Value::GradMode(Word::new(GradSetting {
                 enabled: mode,
                 restore: Some(before),
+                inference: None,
             })));
         }
-        // `torch.inference_mode(mode=True)`: no_grad, as cudash has it (PyTorch
-        // also marks the tensors made as inference tensors, which a graph
-        // refuses later; cudash does not).
+        // `torch.inference_mode(mode=True)`: grad mode off and inference
+        // mode on in its block (the tensors made there are inference
+        // tensors: `runtime::inference`); `@torch.inference_mode` over a
+        // `def` without the parentheses too.
         if f.name == "torch.inference_mode" {
             return match args.first().map(|a| &a.value) {
-                None => Ok(Value::GradMode(Word::new(GradSetting::scoped(false)))),
-                Some(Value::Bool(on)) => {
-                    Ok(Value::GradMode(Word::new(GradSetting::scoped(!on.get()))))
+                None => Ok(Value::GradMode(Word::new(GradSetting::inference_mode(
+                    true,
+                )))),
+                Some(Value::Bool(on)) => Ok(Value::GradMode(Word::new(
+                    GradSetting::inference_mode(on.get()),
+                ))),
+                Some(_) => {
+                    super::class::grad_mode_decorator(GradSetting::inference_mode(true), args, span)
                 }
-                Some(_) => super::class::grad_mode_decorator(false, args, span),
             };
         }
         if let Some(out) = super::amp::query(self, f.name, &args) {
@@ -2461,6 +2477,7 @@ impl Interp {
             "torch.no_grad" => Value::GradMode(Word::new(GradSetting::scoped(false))),
             "torch.enable_grad" => Value::GradMode(Word::new(GradSetting::scoped(true))),
             "torch.is_grad_enabled" => Value::bool(self.grad.enabled),
+            "torch.is_inference_mode_enabled" => Value::bool(crate::runtime::inference::enabled()),
             // PyTorch's device-generic spelling (the quickstart's): CUDA's here.
             "torch.accelerator.is_available" => Value::bool(self.rt.devices.count() > 0),
             "torch.accelerator.device_count" => Value::Int(self.rt.devices.count() as i64),

@@ -124,6 +124,9 @@ impl Interp {
     #[inline(never)]
     pub(crate) fn pack_saved(&mut self, span: Span) -> Result<(), Diagnostic> {
         let mut failed = None;
+        if saved_hooks::take_inference_saved() {
+            failed = Some(saved_hooks::inference_saved_refused().at(span));
+        }
         for cell in saved_hooks::take_pending() {
             if failed.is_some() {
                 cell.failed();

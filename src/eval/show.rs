@@ -282,6 +282,9 @@ pub fn repr(v: &Value) -> String {
         }
         Value::Autocast(r) => autocast_region(r),
         Value::GradScaler(s) => grad_scaler(&crate::runtime::lock::lock(s)),
+        Value::GradMode(on) if on.get().inference.is_some() => {
+            "<torch.autograd.grad_mode.inference_mode object>".into()
+        }
         Value::GradMode(on) if on.get().restore.is_some() => {
             "<torch.autograd.grad_mode.set_grad_enabled object>".into()
         }

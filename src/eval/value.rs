@@ -242,8 +242,8 @@ pub enum WithExit {
     Object(Value, crate::lang::Span),
     /// `with open(...) as f`: closed.
     File(super::pyfile::FileRef),
-    /// `torch.no_grad()` and friends: the grad mode to go back to.
-    Grad(bool),
+    /// `torch.no_grad()` and friends: the modes to go back to.
+    Grad(GradBefore),
     /// `with torch.cuda.device(n)`: the current device to go back to.
     Device(u32),
     /// `with torch.device(d)`: the default device to go back to.
@@ -1879,9 +1879,9 @@ pub struct Function {
     pub source: Option<Arc<crate::error::Source>>,
     /// The class whose body defined it, for `super()` in its body.
     pub owner: std::sync::OnceLock<std::sync::Weak<Class>>,
-    /// `@torch.no_grad()` (false) or `@torch.enable_grad()` (true): the
-    /// grad mode its calls run in.
-    pub grad_mode: Option<bool>,
+    /// `@torch.no_grad()`, `@torch.enable_grad()`, `@torch.inference_mode()`:
+    /// the grad mode its calls run in.
+    pub grad_mode: Option<GradSetting>,
     /// `@abstractmethod` over it: a class derived from `abc.ABC` that
     /// leaves it so is not instantiated.
     pub abstract_method: bool,
@@ -2002,11 +2002,14 @@ impl Packed for f64 {
 /// What a grad-mode context sets: `enabled` in its block, and after it
 /// the mode it found (`torch.no_grad()`, `torch.enable_grad()`) or, for
 /// `torch.set_grad_enabled(mode)`, which set the mode when it was called,
-/// the mode before that call (`restore`).
+/// the mode before that call (`restore`). `torch.inference_mode(mode)`
+/// also turns inference mode on or off in its block (`inference`), and
+/// grad mode the other way.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GradSetting {
     pub enabled: bool,
     pub restore: Option<bool>,
+    pub inference: Option<bool>,
 }
 
 impl GradSetting {
@@ -2015,8 +2018,28 @@ impl GradSetting {
         GradSetting {
             enabled,
             restore: None,
+            inference: None,
         }
     }
+
+    /// `torch.inference_mode(mode)`: inference mode as `mode` says and
+    /// grad mode the other way in its block (PyTorch's `InferenceMode`
+    /// guard), both as they were after it.
+    pub fn inference_mode(mode: bool) -> GradSetting {
+        GradSetting {
+            enabled: !mode,
+            restore: None,
+            inference: Some(mode),
+        }
+    }
+}
+
+/// What a grad setting's block found, to put back when it ends: the grad
+/// mode, and inference mode where the setting changed it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GradBefore {
+    pub enabled: bool,
+    pub inference: Option<bool>,
 }
 
 impl Packed for GradSetting {
@@ -2027,7 +2050,12 @@ impl Packed for GradSetting {
             Some(false) => 2,
             Some(true) => 4,
         };
-        self.enabled as u64 | restore
+        let inference = match self.inference {
+            None => 0,
+            Some(false) => 8,
+            Some(true) => 16,
+        };
+        self.enabled as u64 | restore | inference
     }
     #[inline(always)]
     fn unpack(w: u64) -> GradSetting {
@@ -2036,6 +2064,11 @@ impl Packed for GradSetting {
             restore: match w & 6 {
                 0 => None,
                 2 => Some(false),
+                _ => Some(true),
+            },
+            inference: match w & 24 {
+                0 => None,
+                8 => Some(false),
                 _ => Some(true),
             },
         }

@@ -26,6 +26,7 @@ pub mod gpu;
 pub mod host;
 pub mod host_alloc;
 pub mod host_clock;
+pub mod inference;
 pub mod io;
 pub mod libm;
 pub mod lock;

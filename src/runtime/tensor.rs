@@ -36,6 +36,9 @@ struct Storage {
     /// Moved to shared memory (`share_memory_()`, PyTorch's
     /// `is_shared()`): every thread here sees the same bytes anyway.
     shared: AtomicBool,
+    /// Made under `torch.inference_mode()` (`super::inference`): every
+    /// tensor viewing it is an inference tensor.
+    inference: bool,
 }
 
 /// Host memory (pageable, or page-locked), a block of a simulated device's
@@ -294,6 +297,7 @@ impl Tensor {
                 watch: Watch::new(false),
                 version: AtomicU64::new(0),
                 shared: AtomicBool::new(false),
+                inference: super::inference::enabled(),
             }),
             shape,
             offset: 0,
@@ -323,6 +327,7 @@ impl Tensor {
                 watch: Watch::new(false),
                 version: AtomicU64::new(0),
                 shared: AtomicBool::new(false),
+                inference: super::inference::enabled(),
             }),
             shape,
             offset: 0,
@@ -592,6 +597,7 @@ impl Tensor {
                 watch: Watch::new(true),
                 version: AtomicU64::new(0),
                 shared: AtomicBool::new(false),
+                inference: super::inference::enabled(),
             }),
             shape,
             offset: 0,
@@ -716,6 +722,7 @@ impl Tensor {
                 watch: Watch::new(true),
                 version: AtomicU64::new(self.version()),
                 shared: AtomicBool::new(false),
+                inference: super::inference::enabled(),
             }),
             strides: contiguous_strides(&self.shape),
             offset: 0,
@@ -890,6 +897,12 @@ impl Tensor {
             Some(v) => v.load(Ordering::Acquire),
             None => self.storage.version.load(Ordering::Acquire) & !MARK,
         }
+    }
+
+    /// Whether this is an inference tensor (`x.is_inference()`): its
+    /// storage was made under `torch.inference_mode()`.
+    pub fn is_inference(&self) -> bool {
+        self.storage.inference
     }
 
     /// An in-place write changed the storage (the op layer calls this).

@@ -29,6 +29,7 @@ pub(super) fn fact(_: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Boun
         "element_size" => Value::Int(t.dtype().size() as i64),
         "is_floating_point" => Value::bool(t.dtype().is_float()),
         "is_signed" => Value::bool(t.dtype().is_signed()),
+        "is_inference" => Value::bool(t.is_inference()),
         "is_contiguous" => Value::bool(match b.memory_format("memory_format")? {
             None | Some(MemoryFormat::Contiguous) => t.is_contiguous(),
             Some(MemoryFormat::Preserve) => {

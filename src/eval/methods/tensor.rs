@@ -401,6 +401,16 @@ pub(super) fn is_cuda(t: &Tensor) -> Result<Value, Error> {
     Ok(Value::bool(t.device().is_cuda()))
 }
 
+/// `x._version`: PyTorch's version counter; an inference tensor has none.
+pub(super) fn version(t: &Tensor) -> Result<Value, Error> {
+    match t.is_inference() {
+        true => Err(Error::runtime(
+            "Inference tensors do not track version counter.",
+        )),
+        false => Ok(Value::Int(t.version() as i64)),
+    }
+}
+
 pub(super) fn is_pinned(t: &Tensor) -> Result<Value, Error> {
     Ok(Value::bool(t.is_pinned()))
 }

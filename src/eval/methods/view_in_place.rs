@@ -78,6 +78,8 @@ pub(super) fn view_in_place(
         }
         .at(b.span));
     }
+    // An inference tensor's shape changed, then refused, as PyTorch's.
+    crate::runtime::inference::check_bump(t).map_err(|e| e.at(b.span))?;
     t.bump_version();
     Ok(Value::Tensor(new))
 }

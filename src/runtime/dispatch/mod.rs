@@ -63,6 +63,7 @@ use std::sync::Arc;
 use super::alloc::StreamId;
 use super::counters::Counters;
 use super::devices::{Devices, Memory};
+use super::inference;
 use super::rng::Generators;
 use super::shape::checked_numel;
 use super::stream::StreamKey;
@@ -373,9 +374,12 @@ impl Runtime {
 
     /// An op that wrote `t` in place (`fill_`, `normal_`, `x[i] = v`): one
     /// kernel on a CUDA device, reading `inputs` (its write was registered by
-    /// `Tensor::write`).
+    /// `Tensor::write`). An inference tensor outside inference mode has no
+    /// version to bump: the op raises, its write done, as PyTorch's
+    /// `increment_version` raises after the kernel ran.
     fn wrote_in_place(&mut self, t: &Tensor, inputs: &[&Tensor]) -> Result<(), Error> {
         self.counters.ops += 1;
+        inference::check_bump(t)?;
         t.bump_version();
         match t.device() {
             Device::Cuda(d) => {

@@ -233,6 +233,7 @@ impl Runtime {
         match (src.device(), dst.device()) {
             (Device::Cpu, Device::Cuda(to)) if direct(src) => {
                 overlap::check_write(dst)?;
+                crate::runtime::inference::check_bump(dst)?;
                 dst.bump_version();
                 self.direct_to_device(dst, src, to, non_blocking)
             }
@@ -254,6 +255,7 @@ impl Runtime {
                     let moved = moved?;
                     return self.assign(dst, &moved);
                 }
+                crate::runtime::inference::check_bump(dst)?;
                 dst.bump_version();
                 // Converted and laid out like `dst` on the device first, as
                 // PyTorch's non-blocking copy does.
