@@ -639,6 +639,7 @@ impl Error {
             source: None,
             called_from: Vec::new(),
             more_calls: 0,
+            chain: None,
         }))
     }
 }
@@ -662,6 +663,22 @@ pub struct Located {
     pub called_from: Vec<CallSite>,
     /// Calls left beyond those (a deep recursion).
     pub more_calls: usize,
+    /// The exceptions it is chained to, as Python's (`__cause__`,
+    /// `__context__`): shown before it when it goes uncaught.
+    pub chain: Option<Box<Chain>>,
+}
+
+/// Python's chained exceptions: what an exception was raised from, and
+/// the one being handled when it was raised.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Chain {
+    /// `raise X from Y`: Y (`__cause__`); none for `from None`, or no `from`.
+    pub cause: Option<Diagnostic>,
+    /// A `from` was written (`__suppress_context__`): the context is not shown.
+    pub suppress_context: bool,
+    /// The exception a handler was handling when this one was raised
+    /// (`__context__`).
+    pub context: Option<Diagnostic>,
 }
 
 /// Where a function the error left was called.

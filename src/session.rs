@@ -393,6 +393,43 @@ impl Session {
     }
 
     fn report(&self, d: &Diagnostic, name: &str, src: &str) -> ErrorReport {
+        let mut report = self.chained(d, name, src, 0);
+        let one = self.report_one(d, name, src);
+        report.push_str(&one.report);
+        ErrorReport { report, ..one }
+    }
+
+    /// What `d` is chained to, shown before it as Python shows it: the
+    /// exception it was raised from (`raise ... from e`), else the one a
+    /// handler was handling when it was raised, each with the line
+    /// between them Python prints.
+    fn chained(&self, d: &Diagnostic, name: &str, src: &str, depth: usize) -> String {
+        // (A chain as long as this one is a loop of handlers: cut.)
+        const DEEPEST: usize = 16;
+        let Some(chain) = d.chain.as_deref() else {
+            return String::new();
+        };
+        let (earlier, between) = match (&chain.cause, chain.suppress_context, &chain.context) {
+            (Some(cause), _, _) => (
+                cause,
+                "The above exception was the direct cause of the following exception:",
+            ),
+            (None, false, Some(context)) => (
+                context,
+                "During handling of the above exception, another exception occurred:",
+            ),
+            _ => return String::new(),
+        };
+        if depth >= DEEPEST {
+            return String::new();
+        }
+        let mut text = self.chained(earlier, name, src, depth + 1);
+        text.push_str(&self.report_one(earlier, name, src).report);
+        text.push_str(&format!("\n{between}\n\n"));
+        text
+    }
+
+    fn report_one(&self, d: &Diagnostic, name: &str, src: &str) -> ErrorReport {
         let (run_name, run_src) = (name, src);
         // An error in a function defined in another cell is shown in that
         // cell's text, under its name (`cell 2:3:5`).

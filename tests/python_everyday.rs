@@ -6750,3 +6750,115 @@ fn bad_case_patterns_are_syntax_errors() {
         assert!(text.contains(message), "{src}: {text}");
     }
 }
+
+/// Python's chained exceptions: `raise X from e` (`__cause__`), an error
+/// raised in a handler (`__context__`), `from None`
+/// (`__suppress_context__`), a re-raise that chains nothing; a missing
+/// key's KeyError has the key as its argument. As Python 3.11 printed it.
+#[test]
+fn chained_exceptions_as_python() {
+    let out = python_printed(
+        "chained_exceptions",
+        r#"class TrainingError(Exception):
+    pass
+
+def step(batch):
+    try:
+        return batch["x"] * 2
+    except KeyError as e:
+        raise TrainingError(f"batch without {e}") from e
+
+try:
+    step({"y": 1})
+except TrainingError as e:
+    print(type(e).__name__, e, repr(e.__cause__), e.__suppress_context__, type(e.__context__).__name__)
+    print(isinstance(e.__cause__, KeyError), e.__cause__.args)
+
+def parse(s):
+    try:
+        return int(s)
+    except ValueError:
+        raise ValueError(f"not a number: {s!r}") from None
+
+try:
+    parse("abc")
+except ValueError as e:
+    print(e, e.__cause__, e.__suppress_context__, repr(e.__context__))
+
+try:
+    try:
+        [][1]
+    except IndexError as e:
+        raise e
+except IndexError as e:
+    print(repr(e), e.__context__)
+
+try:
+    try:
+        {}["k"]
+    except KeyError:
+        x = 1 / 0
+except ZeroDivisionError as e:
+    print(repr(e), repr(e.__context__), e.__cause__)
+
+try:
+    raise RuntimeError("outer") from ValueError("inner")
+except RuntimeError as e:
+    print(repr(e.__cause__), e.__context__)
+
+d = {"a": 1}
+for k in ["b", 0]:
+    try:
+        d[k]
+    except KeyError as e:
+        print(e.args, repr(e), str(e))
+try:
+    raise KeyError("missing", 2)
+except KeyError as e:
+    print(e.args, str(e))
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "TrainingError batch without 'x' KeyError('x') True KeyError",
+            "True ('x',)",
+            "not a number: 'abc' None True ValueError(\"invalid literal for int() with base 10: 'abc'\")",
+            "IndexError('list index out of range') None",
+            "ZeroDivisionError('division by zero') KeyError('k') None",
+            "ValueError('inner') None",
+            "('b',) KeyError('b') 'b'",
+            "(0,) KeyError(0) 0",
+            "('missing', 2) ('missing', 2)",
+        ]
+    );
+}
+
+/// An uncaught chained exception shows the one before it first, with the
+/// line Python prints between them.
+#[test]
+fn an_uncaught_chained_exception_shows_its_chain() {
+    let dir = std::env::temp_dir().join(format!("cudash-chained-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("chained.py");
+    std::fs::write(
+        &file,
+        "def load(d):\n    try:\n        return d['lr']\n    except KeyError as e:\n        \
+         raise ValueError('no lr') from e\n\ndef f():\n    try:\n        1 / 0\n    \
+         except ZeroDivisionError:\n        load({})\n\nf()\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["--sim-devices", "0", "script"])
+        .arg(&file)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let at = |s: &str| err.find(s).unwrap_or_else(|| panic!("no {s:?} in {err}"));
+    assert!(at("ZeroDivisionError") < at("During handling of the above exception"));
+    assert!(at("During handling of the above exception") < at("KeyError: 'lr'"));
+    assert!(at("KeyError: 'lr'") < at("The above exception was the direct cause"));
+    assert!(at("The above exception was the direct cause") < at("ValueError: no lr"));
+}

@@ -137,7 +137,12 @@ impl Interp {
 
     /// The first handler whose classes take `d`'s runs, `d` bound to its
     /// name; no handler: `d` goes on up.
-    fn handle(&mut self, t: &Try, d: Diagnostic) -> Result<Flow, Diagnostic> {
+    fn handle(&mut self, t: &Try, mut d: Diagnostic) -> Result<Flow, Diagnostic> {
+        // Raised in a `try` inside a running handler: while handling that
+        // handler's exception.
+        if let Some(outer) = self.handling.last() {
+            chain_context(&mut d, outer);
+        }
         for h in &t.handlers {
             let takes = match &h.classes {
                 None => true,
@@ -154,8 +159,14 @@ impl Interp {
             }
             self.handling.push(d);
             let r = self.exec_block(&h.body);
-            self.handling.pop();
-            return r;
+            let d = self.handling.pop().expect("pushed above");
+            // An exception raised while handling `d` has it as its
+            // `__context__` (a bare `raise`, or `raise e`, raises `d`
+            // itself again).
+            return r.map_err(|mut raised| {
+                chain_context(&mut raised, &d);
+                raised
+            });
         }
         Err(d)
     }
@@ -229,6 +240,7 @@ impl Interp {
     pub(super) fn exec_raise(
         &mut self,
         e: Option<&Expr>,
+        cause: Option<&Expr>,
         span: crate::lang::Span,
     ) -> Result<Flow, Diagnostic> {
         let Some(e) = e else {
@@ -243,7 +255,33 @@ impl Interp {
             });
         };
         let v = self.eval(e, 0)?;
-        Err(self.raise_value(v, span, e.span)?)
+        let mut d = self.raise_value(v, span, e.span)?;
+        if let Some(cause) = cause {
+            // `raise X from Y`: Y is `__cause__` (the handled exception
+            // itself where `e` names it: its traceback then), `from None`
+            // none; either way the context is not shown.
+            let cause = match self.eval(cause, 0)? {
+                Value::None => None,
+                v => Some(match self.handled_as(&v) {
+                    Some(handled) => handled,
+                    None => self.raise_value(v, cause.span, cause.span)?,
+                }),
+            };
+            let chain = d.chain.get_or_insert_with(Default::default);
+            chain.cause = cause;
+            chain.suppress_context = true;
+        }
+        Err(d)
+    }
+
+    /// The exception a running handler handles that `v` is (the `e` of
+    /// its `except ... as e`), as it was raised.
+    fn handled_as(&self, v: &Value) -> Option<Diagnostic> {
+        self.handling
+            .iter()
+            .rev()
+            .find(|d| same_exception(&exception_value(d), v))
+            .cloned()
     }
 
     /// The error `raise v` raises at `span` (`at`: where `v` was written,
@@ -325,6 +363,7 @@ impl Interp {
             class,
             message,
             args,
+            chain: None,
         })))
     }
 }
@@ -338,23 +377,88 @@ fn instance_of(e: &Error) -> Option<Value> {
     }
 }
 
+/// `raised`'s `__context__` is `handled` (the exception being handled when
+/// it was raised), unless it has one or is `handled` itself.
+fn chain_context(raised: &mut Diagnostic, handled: &Diagnostic) {
+    if raised.chain.as_ref().is_some_and(|c| c.context.is_some())
+        || raised == handled
+        || same_exception(&exception_value(raised), &exception_value(handled))
+    {
+        return;
+    }
+    raised.chain.get_or_insert_with(Default::default).context = Some(handled.clone());
+}
+
+/// The key a KeyError's message shows (`'lr'`, `3`): a string or an int
+/// as written, anything else its text.
+fn key_of(message: &str) -> Value {
+    let quoted = |q: char| {
+        message.len() >= 2
+            && message.starts_with(q)
+            && message.ends_with(q)
+            && !message[1..message.len() - 1].contains(['\\', q])
+    };
+    if quoted('\'') || quoted('"') {
+        return Value::Str(Arc::new(message[1..message.len() - 1].to_string()));
+    }
+    match message.parse::<i64>() {
+        Ok(i) => Value::Int(i),
+        Err(_) => Value::Str(Arc::new(message.to_string())),
+    }
+}
+
+/// Whether two exception values are one exception: the same instance of
+/// a program's class, or a builtin one's class and message.
+fn same_exception(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => Arc::ptr_eq(x, y),
+        (Value::Exception(x), Value::Exception(y)) => {
+            std::ptr::eq(x.class, y.class) && x.message == y.message
+        }
+        _ => false,
+    }
+}
+
+/// `e.__cause__`, `e.__context__`, `e.__suppress_context__` of the
+/// exception `d` raised (None, None, False where it has no chain).
+pub(super) fn chain_attr(chain: Option<&crate::error::Chain>, name: &str) -> Option<Value> {
+    let linked = |d: Option<&Diagnostic>| d.map_or(Value::None, exception_value);
+    Some(match name {
+        "__cause__" => linked(chain.and_then(|c| c.cause.as_ref())),
+        "__context__" => linked(chain.and_then(|c| c.context.as_ref())),
+        "__suppress_context__" => Value::bool(chain.is_some_and(|c| c.suppress_context)),
+        _ => return None,
+    })
+}
+
 /// The value `except E as e` binds: the error's class and message (the
-/// instance itself, for a program's exception class).
+/// instance itself, for a program's exception class), with its chain.
 pub(super) fn exception_value(d: &Diagnostic) -> Value {
     if let Some(v) = instance_of(&d.error) {
+        if let (Value::Object(o), Some(_)) = (&v, &d.chain) {
+            for name in ["__cause__", "__context__", "__suppress_context__"] {
+                if let Some(a) = chain_attr(d.chain.as_deref(), name) {
+                    o.set(name, a);
+                }
+            }
+        }
         return v;
     }
     let name = d.error.class();
     let class = named(name).unwrap_or_else(|| named("Exception").expect("the table has Exception"));
     let message = d.error.to_string();
-    let args = match message.is_empty() {
-        true => Vec::new(),
-        false => vec![Value::Str(Arc::new(message.clone()))],
+    let args = match (message.is_empty(), name) {
+        (true, _) => Vec::new(),
+        // A missing key's KeyError: its message is the key's repr, its
+        // argument the key (`e.args == ('lr',)`, `repr(e)` `KeyError('lr')`).
+        (false, "KeyError") => vec![key_of(&message)],
+        (false, _) => vec![Value::Str(Arc::new(message.clone()))],
     };
     Value::Exception(Arc::new(PyException {
         class,
         message,
         args,
+        chain: d.chain.clone(),
     }))
 }
 

@@ -607,9 +607,11 @@ impl Interp {
             return Ok(v);
         }
         // `x.sort()[0]`: by position, as a named tuple, in a dict keyed by
-        // names only.
+        // names only (cudash's language; in a Python program a dict is
+        // Python's, its KeyError included).
         let pairs = dict.items();
         if matches!(kv, Value::Int(_))
+            && !self.python_program()
             && dict.missing().is_none()
             && !pairs.is_empty()
             && !pairs.keys().any(Key::is_number)

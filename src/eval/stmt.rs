@@ -56,7 +56,9 @@ impl Interp {
             StmtKind::If(branches, otherwise) => return self.exec_if(branches, otherwise.as_ref()),
             StmtKind::NoGrad(body) => return self.exec_no_grad(body),
             StmtKind::Try(t) => return self.exec_try(t),
-            StmtKind::Raise(e) => return self.exec_raise(e.as_ref(), s.span),
+            StmtKind::Raise(e, cause) => {
+                return self.exec_raise(e.as_ref(), cause.as_ref(), s.span)
+            }
             StmtKind::Break => return Ok(Flow::Break),
             StmtKind::Continue => return Ok(Flow::Continue),
             StmtKind::Return(e) => {

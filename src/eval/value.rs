@@ -292,6 +292,9 @@ pub struct PyException {
     pub message: String,
     /// `e.args`: what it was made with (a raised error's, its message).
     pub args: Vec<Value>,
+    /// What it was raised from or while handling (`e.__cause__`,
+    /// `e.__context__`), once raised.
+    pub chain: Option<Box<crate::error::Chain>>,
 }
 
 /// A module a program can import (`eval::imports`): its dotted path.

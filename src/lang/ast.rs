@@ -580,8 +580,9 @@ pub enum StmtKind {
     Assert(Expr, Option<Expr>),
     /// `try: ... except E as e: ... else: ... finally: ...`
     Try(Box<Try>),
-    /// `raise E("message")`, `raise E`, `raise` (again, in a handler).
-    Raise(Option<Expr>),
+    /// `raise E("message")`, `raise E`, `raise` (again, in a handler);
+    /// `raise E from cause` (the second: `cause`, `None` included).
+    Raise(Option<Expr>, Option<Expr>),
     /// `global a, b`: in a function, these names are the session's.
     Global(Vec<Name>),
     /// `nonlocal a, b`: in a nested function, these names are the

@@ -1348,10 +1348,13 @@ where
             kw(Kw::Raise)
                 .ignore_then(
                     expr.clone()
-                        .then_ignore(kw(Kw::From).ignore_then(expr.clone()).or_not())
+                        .then(kw(Kw::From).ignore_then(expr.clone()).or_not())
                         .or_not(),
                 )
-                .map(StmtKind::Raise),
+                .map(|raised| match raised {
+                    Some((e, cause)) => StmtKind::Raise(Some(e), cause),
+                    None => StmtKind::Raise(None, None),
+                }),
             kw(Kw::Assert)
                 .ignore_then(expr.clone())
                 .then(p(Punct::Comma).ignore_then(expr.clone()).or_not())

@@ -614,8 +614,8 @@ fn stmt(s: &mut StmtKind, locals: &Ctx) {
         StmtKind::Global(names) | StmtKind::Nonlocal(names) => {
             names.iter_mut().for_each(|n| name(n, locals))
         }
-        StmtKind::Raise(e) => {
-            if let Some(e) = e {
+        StmtKind::Raise(e, cause) => {
+            for e in [e, cause].into_iter().flatten() {
                 expr(e, locals);
             }
         }

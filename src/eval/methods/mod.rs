@@ -1180,6 +1180,12 @@ impl Interp {
         if let (Value::Exception(x), "args") = (recv, name) {
             return Ok(Value::List(Arc::new(x.args.clone())));
         }
+        // `e.__cause__`, `e.__context__`, `e.__suppress_context__`.
+        if let Value::Exception(x) = recv {
+            if let Some(v) = super::exceptions::chain_attr(x.chain.as_deref(), name) {
+                return Ok(v);
+            }
+        }
         // `SystemExit.code`: its one argument, none without, else the tuple.
         if let (Value::Exception(x), "code") = (recv, name) {
             if x.class.name == "SystemExit" {
