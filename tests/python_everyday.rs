@@ -6862,3 +6862,80 @@ fn an_uncaught_chained_exception_shows_its_chain() {
     assert!(at("KeyError: 'lr'") < at("The above exception was the direct cause"));
     assert!(at("The above exception was the direct cause") < at("ValueError: no lr"));
 }
+
+/// `functools.singledispatch` (the nearest registered class; `bool` an
+/// `int`), `collections.ChainMap`, `string.Template`, `math.perm`,
+/// `isqrt`, `lcm`, and `type(scheduler).__name__`, as Python 3.11 and
+/// PyTorch 2.15 printed them.
+#[test]
+fn singledispatch_chainmap_template_as_python() {
+    let out = python_printed(
+        "singledispatch",
+        r#"from functools import singledispatch
+from collections import ChainMap
+from string import Template
+import string, math
+
+@singledispatch
+def describe(x):
+    return f"something: {x!r}"
+
+@describe.register(int)
+def _(x):
+    return f"an int {x}"
+
+@describe.register(list)
+def _(x):
+    return "a list of " + ", ".join(describe(v) for v in x)
+
+class Base: pass
+class Derived(Base): pass
+describe.register(Base, lambda x: "a Base")
+print(describe(3), "|", describe("s"), "|", describe([1, "a"]), "|", describe(Derived()), "|", describe(True))
+print(describe.dispatch(float) is describe.__wrapped__, describe.__name__)
+
+defaults = {"lr": 0.1, "epochs": 10}
+given = {"lr": 0.01}
+cfg = ChainMap(given, defaults)
+print(cfg["lr"], cfg["epochs"], len(cfg), sorted(cfg), "lr" in cfg, cfg.get("x", 5))
+cfg["batch"] = 32
+print(given, dict(cfg.items()) == {"lr": 0.01, "epochs": 10, "batch": 32}, cfg.maps[0] is given)
+child = cfg.new_child({"lr": 1.0})
+print(child["lr"], child.parents["lr"], list(child.keys()))
+print(ChainMap({"a": 1}, {"b": 2}))
+
+t = Template("$who trained for ${n} epochs: $$${cost}")
+print(t.substitute(who="cudash", n=3, cost=0), "|", t.safe_substitute({"who": "x"}), "|", t.get_identifiers())
+try:
+    t.substitute(who="a")
+except KeyError as e:
+    print("KeyError", e)
+try:
+    Template("bad $ here").substitute()
+except ValueError as e:
+    print(e)
+print(math.perm(5, 2), math.perm(4), math.isqrt(17), math.isqrt(10**18), math.lcm(4, 6), math.lcm(), math.lcm(3, 0))
+import torch
+opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1)
+for s in [torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=10), torch.optim.lr_scheduler.StepLR(opt, 3)]:
+    print(type(s).__name__)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "an int 3 | something: 's' | a list of an int 1, something: 'a' | a Base | an int True",
+            "True describe",
+            "0.01 10 2 ['epochs', 'lr'] True 5",
+            "{'lr': 0.01, 'batch': 32} True True",
+            "1.0 0.01 ['lr', 'epochs', 'batch']",
+            "ChainMap({'a': 1}, {'b': 2})",
+            "cudash trained for 3 epochs: $0 | x trained for ${n} epochs: $${cost} | ['who', 'n', 'cost']",
+            "KeyError 'n'",
+            "Invalid placeholder in string: line 1, col 5",
+            "20 24 4 1000000000 12 1 0",
+            "OneCycleLR",
+            "StepLR",
+        ]
+    );
+}

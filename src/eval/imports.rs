@@ -1083,6 +1083,9 @@ static NATIVES: &[Native] = &[
         name: "math.factorial",
     },
     Native { name: "math.comb" },
+    Native { name: "math.perm" },
+    Native { name: "math.lcm" },
+    Native { name: "math.isqrt" },
     Native { name: "math.atan2" },
     Native { name: "math.hypot" },
     Native { name: "math.asin" },
@@ -2764,7 +2767,8 @@ impl Interp {
                         && b.is_finite());
                 Value::bool(close)
             }
-            "math.gcd" | "math.factorial" | "math.comb" => {
+            "math.gcd" | "math.lcm" | "math.factorial" | "math.comb" | "math.perm"
+            | "math.isqrt" => {
                 let int = |k: usize| -> Result<i64, Diagnostic> {
                     match args.get(k).map(|a| &a.value) {
                         Some(Value::Int(n)) => Ok(*n),
@@ -2792,6 +2796,57 @@ impl Interp {
                             g = a as i64;
                         }
                         Value::Int(g)
+                    }
+                    // The least common multiple of all (0 if any is; 1 of none).
+                    "math.lcm" => {
+                        let mut l: u64 = 1;
+                        for k in 0..args.len() {
+                            let n = int(k)?.unsigned_abs();
+                            if n == 0 {
+                                l = 0;
+                                continue;
+                            }
+                            let (mut a, mut b) = (l, n);
+                            while b != 0 {
+                                (a, b) = (b, a % b);
+                            }
+                            l = match a {
+                                0 => 0,
+                                g => (l / g).checked_mul(n).ok_or_else(too_big)?,
+                            };
+                        }
+                        Value::Int(i64::try_from(l).map_err(|_| too_big())?)
+                    }
+                    "math.isqrt" => {
+                        let n = int(0)?;
+                        if n < 0 {
+                            return Err(at(Error::value("isqrt() argument must be nonnegative")));
+                        }
+                        // The float root, then corrected to the exact floor.
+                        let mut r = (n as f64).sqrt() as i64;
+                        while r.checked_mul(r).is_none_or(|sq| sq > n) {
+                            r -= 1;
+                        }
+                        while (r + 1).checked_mul(r + 1).is_some_and(|sq| sq <= n) {
+                            r += 1;
+                        }
+                        Value::Int(r)
+                    }
+                    // n! / (n - k)!, and n! without k.
+                    "math.perm" => {
+                        let n = int(0)?;
+                        let k = match args.get(1).map(|a| &a.value) {
+                            None | Some(Value::None) => n,
+                            _ => int(1)?,
+                        };
+                        if n < 0 || k < 0 {
+                            return Err(at(Error::value("n and k must be non-negative integers")));
+                        }
+                        let mut acc: i64 = if k > n { 0 } else { 1 };
+                        for j in 0..k.min(n) {
+                            acc = acc.checked_mul(n - j).ok_or_else(too_big)?;
+                        }
+                        Value::Int(acc)
                     }
                     "math.factorial" => {
                         let n = int(0)?;

@@ -755,6 +755,7 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         Value::Sampler(s) => s.name(),
         Value::DataLoader(_) => "DataLoader",
         Value::Optimizer(o) => crate::runtime::lock::lock(o).name(),
+        Value::Scheduler(s) => crate::runtime::lock::lock(&s.scheduler).name(),
         Value::Device(_) | Value::CurrentCuda => "device",
         Value::Range(_) => "range",
         Value::Generator(_) => "Generator",
@@ -766,7 +767,11 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         other => &super::super::format::python_type(other),
     };
     match docs::function(name) {
-        Some(doc) if PYTHON_TYPES.contains(&doc.name) || is_type(doc.name) => {
+        Some(doc)
+            if PYTHON_TYPES.contains(&doc.name)
+                || is_type(doc.name)
+                || matches!(v, Value::Scheduler(_)) =>
+        {
             Ok(Value::Builtin(doc))
         }
         _ => Err(Error::value_help(

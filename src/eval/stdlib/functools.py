@@ -196,3 +196,59 @@ def lru_cache(maxsize=128, typed=False):
 def cache(func):
     """`@cache`: `lru_cache(maxsize=None)`."""
     return _Cached(func, None)
+
+
+class _SingleDispatch:
+    """A function that picks its implementation by its first argument's
+    class: the one registered for the nearest class it is an instance of
+    (a class derived from another before it), else the function itself."""
+
+    def __init__(self, func):
+        self.__wrapped__ = func
+        self.__name__ = func.__name__
+        self.__doc__ = func.__doc__
+        self._default = func
+        self._classes = []
+        self._funcs = []
+
+    def register(self, cls, func=None):
+        """`@f.register(int)` over a `def`, or `f.register(int, g)`."""
+        if func is None:
+            if not isinstance(cls, type):
+                raise TypeError(
+                    f"Invalid first argument to `register()`: {cls!r}. Use "
+                    "`@register(some_class)`: cudash reads no annotations")
+
+            def decorator(g):
+                return self.register(cls, g)
+
+            return decorator
+        self._classes.append(cls)
+        self._funcs.append(func)
+        return func
+
+    def _nearest(self, takes):
+        """The implementation of the nearest registered class `takes`."""
+        best = None
+        for k, c in enumerate(self._classes):
+            if takes(c) and (best is None or issubclass(c, self._classes[best])):
+                best = k
+        if best is None:
+            return self._default
+        return self._funcs[best]
+
+    def dispatch(self, cls):
+        """The implementation for an instance of `cls`."""
+        return self._nearest(lambda c: issubclass(cls, c))
+
+    def __call__(self, *args, **keywords):
+        if not args:
+            raise TypeError(f"{self.__name__} requires at least 1 positional argument")
+        first = args[0]
+        return self._nearest(lambda c: isinstance(first, c))(*args, **keywords)
+
+
+def singledispatch(func):
+    """`@singledispatch` over a function: `@f.register(cls)` adds the
+    implementation for instances of `cls`."""
+    return _SingleDispatch(func)

@@ -24,6 +24,11 @@ const MODULES: &[(&str, &str)] = &[
     ),
     ("typing", include_str!("typing.py")),
     ("collections._deque", include_str!("collections_deque.py")),
+    (
+        "collections._chainmap",
+        include_str!("collections_chainmap.py"),
+    ),
+    ("string._template", include_str!("string_template.py")),
     ("itertools._more", include_str!("itertools_more.py")),
     (
         "torch.utils.tensorboard",
@@ -714,6 +719,8 @@ const MEMBERS: &[(&str, &str, &str)] = &[
         "torch.profiler",
     ),
     ("collections", "deque", "collections._deque"),
+    ("collections", "ChainMap", "collections._chainmap"),
+    ("string", "Template", "string._template"),
     ("itertools", "accumulate", "itertools._more"),
     ("itertools", "cycle", "itertools._more"),
     ("itertools", "groupby", "itertools._more"),
