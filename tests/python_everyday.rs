@@ -6915,6 +6915,7 @@ try:
 except ValueError as e:
     print(e)
 print(math.perm(5, 2), math.perm(4), math.isqrt(17), math.isqrt(10**18), math.lcm(4, 6), math.lcm(), math.lcm(3, 0))
+print("{a}-{b:>4}".format_map({"a": 1, "b": "x"}))
 import torch
 opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1)
 for s in [torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=10), torch.optim.lr_scheduler.StepLR(opt, 3)]:
@@ -6934,6 +6935,7 @@ for s in [torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=10), 
             "KeyError 'n'",
             "Invalid placeholder in string: line 1, col 5",
             "20 24 4 1000000000 12 1 0",
+            "1-   x",
             "OneCycleLR",
             "StepLR",
         ]

@@ -149,6 +149,7 @@ pub(super) const STR_METHODS: &[&str] = &[
     "upper",
     "lower",
     "casefold",
+    "format_map",
     "strip",
     "lstrip",
     "rstrip",
@@ -384,6 +385,18 @@ impl Interp {
                 }
                 self.str_format(s, pos, kw)
             }
+            // `"{lr}".format_map(config)`: `format(**config)`.
+            "format_map" => match args.first().map(|a| &a.value) {
+                Some(Value::Dict(d)) => {
+                    let kw = d
+                        .items()
+                        .iter()
+                        .filter_map(|(k, v)| k.as_str().map(|k| (k.to_string(), v.clone())))
+                        .collect();
+                    self.str_format(s, Vec::new(), kw)
+                }
+                _ => Err(Error::type_error("format_map() takes one dict")),
+            },
             "join" => match args.first().map(|a| a.value.elements()) {
                 Some(Some(Ok(items))) => {
                     let mut parts = Vec::with_capacity(items.len());
