@@ -110,3 +110,25 @@ t = torch.tensor([[[[1.0, float("nan"), 3.0], [2.0, 2.0, 0.0]]]])
 print(F.adaptive_max_pool2d(t, (1, 2)).tolist(), F.adaptive_max_pool1d(torch.tensor([[1.0, 5.0, 5.0, 2.0, 7.0]]), 3).tolist())
 h = F.adaptive_max_pool2d(torch.randn(1, 2, 5, 5).half(), 3)
 print(h.dtype, h.float().flatten().tolist()[:4])
+
+# hsplit/vsplit/dsplit, signbit, copysign, F.pdist (session of 2026-12-07, seventh).
+x = torch.arange(24.0).view(2, 3, 4).to(device)
+print([t.shape for t in torch.hsplit(x, 3)], [t.shape for t in torch.vsplit(x, [1])], [t.shape for t in torch.dsplit(x, 2)])
+print([t.tolist() for t in torch.arange(6).to(device).hsplit(3)], [t.shape for t in x[0].vsplit(3)])
+for f, args in [(torch.hsplit, (x, 2)), (torch.vsplit, (torch.ones(3).to(device), 1)), (torch.dsplit, (x[0], 2))]:
+    try:
+        f(*args)
+    except RuntimeError as e:
+        print(e)
+v = torch.tensor([1.0, -2.0, 0.0, -0.0, float("inf"), -3.5]).to(device)
+print(torch.signbit(v).tolist(), v.signbit().tolist(), torch.signbit(torch.tensor([-1, 2]).to(device)).tolist())
+print(torch.copysign(v, -1.0).tolist(), torch.copysign(torch.tensor([1, -2]).to(device), torch.tensor([-1, 1]).to(device)).tolist())
+print(v.copysign(2).tolist())
+w = torch.tensor([1.5, -2.0, 3.0]).to(device).requires_grad_()
+torch.copysign(w, torch.tensor([-1.0, -1.0, 1.0]).to(device)).sum().backward()
+print(w.grad.tolist())
+pts = torch.randn(5, 3).to(device)
+print(r(F.pdist(pts)), r(F.pdist(pts, p=1)), r(F.pdist(pts, p=float("inf"))))
+q = pts.clone().requires_grad_()
+F.pdist(q).sum().backward()
+print(r(q.grad, 4))

@@ -305,3 +305,61 @@ def fill_diagonal_(input, fill_value, wrap=False):
         wrap_size = ((input.numel() + step - 1) // step) - size
         input.as_strided((wrap_size,), (stride,), size * stride + offset).fill_(fill_value)
     return input
+
+
+def _split_along(name, input, indices_or_sections, dim, least):
+    if input.dim() < least:
+        raise RuntimeError(
+            f"torch.{name} requires a tensor with at least {least} dimension, but got a tensor "
+            f"with {input.dim()} dimensions!")
+    if isinstance(indices_or_sections, int):
+        size = input.shape[dim]
+        if indices_or_sections == 0 or size % indices_or_sections != 0:
+            raise RuntimeError(
+                f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+                f"dimension {size} is not divisible by the split_size {indices_or_sections}!")
+    return torch.tensor_split(input, indices_or_sections, dim)
+
+
+def hsplit(input, indices_or_sections):
+    """`tensor_split` along the columns (the only dimension of a vector)."""
+    return _split_along("hsplit", input, indices_or_sections, 0 if input.dim() == 1 else 1, 1)
+
+
+def vsplit(input, indices_or_sections):
+    """`tensor_split` along the rows."""
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input, indices_or_sections):
+    """`tensor_split` along the third dimension."""
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
+def signbit(input):
+    """Whether each element's sign bit is set (`-0.0` included)."""
+    if input.dtype == torch.bool:
+        return torch.zeros_like(input)
+    if not input.is_floating_point():
+        return input < 0
+    # A zero's sign shows in its reciprocal (-0.0 gives -inf).
+    return (input < 0) | ((input == 0) & ((1 / input) < 0))
+
+
+def copysign(input, other):
+    """`input`'s magnitude with `other`'s sign, as a float."""
+    if not torch.is_tensor(other):
+        other = torch.tensor(other, device=input.device)
+    magnitude = input.abs()
+    if not magnitude.is_floating_point():
+        magnitude = magnitude.to(torch.get_default_dtype())
+    return torch.where(signbit(other), -magnitude, magnitude)
+
+
+def pdist(input, p=2):
+    """The p-norm distance of each pair of rows `i < j`, in row order."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    n = input.shape[0]
+    i, j = torch.triu_indices(n, n, offset=1, device=input.device)
+    return (input[i] - input[j]).norm(p=p, dim=1)
