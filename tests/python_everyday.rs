@@ -6941,3 +6941,37 @@ for s in [torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=10), 
         ]
     );
 }
+
+/// `x.apply_(f)`: each element through a Python function, in place (a
+/// transposed view's too), refused for a tensor that requires grad, as
+/// PyTorch 2.15 printed it.
+#[test]
+fn tensor_apply_as_pytorch() {
+    let out = python_printed(
+        "apply_",
+        r#"import torch
+x = torch.arange(6.0).view(2, 3)
+print(x.apply_(lambda v: v * v + 1), x)
+y = torch.arange(6).view(2, 3).t()
+y.apply_(lambda v: -v)
+print(y, y.dtype)
+w = torch.ones(2, requires_grad=True)
+try:
+    w.apply_(lambda v: v)
+except RuntimeError as e:
+    print("RuntimeError", e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "tensor([[ 1.,  2.,  5.],",
+            "        [10., 17., 26.]]) tensor([[ 1.,  2.,  5.],",
+            "        [10., 17., 26.]])",
+            "tensor([[ 0, -3],",
+            "        [-1, -4],",
+            "        [-2, -5]]) torch.int64",
+            "RuntimeError Can't call apply_() on Variable that requires grad. Use var.detach().apply_() instead.",
+        ]
+    );
+}

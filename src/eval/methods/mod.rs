@@ -78,6 +78,7 @@ const PYTHON_TENSOR_METHODS: &[(&str, &str)] = &[
     ("dsplit", "torch._more_ops"),
     ("signbit", "torch._more_ops"),
     ("copysign", "torch._more_ops"),
+    ("apply_", "torch._more_ops"),
     ("scatter_reduce", "torch._more"),
     ("scatter_reduce_", "torch._more"),
     ("index_reduce", "torch._more"),

@@ -363,3 +363,16 @@ def pdist(input, p=2):
     n = input.shape[0]
     i, j = torch.triu_indices(n, n, offset=1, device=input.device)
     return (input[i] - input[j]).norm(p=p, dim=1)
+
+
+def apply_(self, callable):
+    """Each element replaced by `callable(element)`, in place (a CPU
+    tensor's only, as PyTorch's)."""
+    if self.device.type != "cpu":
+        raise TypeError("apply_ is only implemented on CPU tensors")
+    if self.requires_grad:
+        raise RuntimeError(
+            "Can't call apply_() on Variable that requires grad. Use var.detach().apply_() instead.")
+    values = [callable(v) for v in self.flatten().tolist()]
+    self.copy_(torch.tensor(values, dtype=self.dtype).view(self.shape))
+    return self
