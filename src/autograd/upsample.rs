@@ -1,10 +1,12 @@
 //! `F.interpolate` / `nn.Upsample` over sequences [N, C, L] and images
-//! [N, C, H, W]: `nearest`, `nearest-exact`, `linear` and `bilinear`, as
+//! [N, C, H, W]: `nearest`, `nearest-exact`, `linear`, `bilinear` and
+//! `bicubic` (images only), as
 //! PyTorch's kernels place their samples (`aten/src/ATen/native/UpSample.h`:
 //! `nearest_idx`, `area_pixel_compute_source_index`), with PyTorch's
 //! nodes (`UpsampleNearest2DBackward0`, `UpsampleBilinear2DBackward0`...).
 //! Each output sample reads one input place (nearest) or blends two per
-//! dim (linear): the places are computed on the host (as many as the
+//! dim (linear), or four (cubic, Keys' kernel with PyTorch's `A = -0.75`,
+//! the places clamped at the edges): the places are computed on the host (as many as the
 //! output has rows and columns), the samples gathered with one advanced
 //! index per tap and blended with the op layer's ops; the gradient is each
 //! tap's share added back into its places.
@@ -33,6 +35,9 @@ pub enum Interpolation {
     NearestExact,
     /// Two places per dim blended by distance (`linear`, `bilinear`).
     Linear { align_corners: bool },
+    /// Four places per dim blended by the cubic convolution kernel
+    /// (`bicubic`).
+    Cubic { align_corners: bool },
 }
 
 impl Interpolation {
@@ -43,6 +48,17 @@ impl Interpolation {
             (Interpolation::NearestExact, _) => "nearest-exact",
             (Interpolation::Linear { .. }, 1) => "linear",
             (Interpolation::Linear { .. }, _) => "bilinear",
+            (Interpolation::Cubic { .. }, _) => "bicubic",
+        }
+    }
+
+    /// `align_corners` as given to a blending mode (none for nearest).
+    pub fn align_corners(&self) -> Option<bool> {
+        match *self {
+            Interpolation::Linear { align_corners } | Interpolation::Cubic { align_corners } => {
+                Some(align_corners)
+            }
+            _ => None,
         }
     }
 
@@ -54,6 +70,7 @@ impl Interpolation {
             (Interpolation::NearestExact, _) => "UpsampleNearestExact2DBackward0",
             (Interpolation::Linear { .. }, 1) => "UpsampleLinear1DBackward0",
             (Interpolation::Linear { .. }, _) => "UpsampleBilinear2DBackward0",
+            (Interpolation::Cubic { .. }, _) => "UpsampleBicubic2DBackward0",
         }
     }
 }
@@ -122,6 +139,51 @@ fn along(how: Interpolation, n: usize, m: usize, scale: Option<f64>, f32_math: b
                 taps: vec![(p0, Some(w0)), (p1, Some(w1))],
             }
         }
+        Interpolation::Cubic { align_corners } => {
+            let s = match align_corners {
+                true if m > 1 => round((n as f64 - 1.0) / (m as f64 - 1.0)),
+                true => 0.0,
+                false => round(scale_value(scale, n, m)),
+            };
+            // PyTorch's `cubic_convolution1/2` (`UpSample.h`), each step
+            // rounded as the kernel computes it.
+            const A: f64 = -0.75;
+            let near =
+                |x: f64| round(round(round(round(round((A + 2.0) * x) - (A + 3.0)) * x) * x) + 1.0);
+            let far = |x: f64| {
+                round(
+                    round(round(round(round(round(A * x) - 5.0 * A) * x) + 8.0 * A) * x) - 4.0 * A,
+                )
+            };
+            let last = n as i64 - 1;
+            let mut taps: Vec<(Vec<i64>, Option<Vec<f64>>)> = (0..4)
+                .map(|_| (Vec::with_capacity(m), Some(Vec::with_capacity(m))))
+                .collect();
+            for i in 0..m {
+                // Not clamped at 0: a cubic's first sample may sit before
+                // the input's first place.
+                let real = match align_corners {
+                    true => round(s * i as f64),
+                    false => round(round(s * round(i as f64 + 0.5)) - 0.5),
+                };
+                let place = (real.floor() as i64).min(last);
+                let t = round(real - place as f64).clamp(0.0, 1.0);
+                let rest = round(1.0 - t);
+                let weights = [
+                    far(round(t + 1.0)),
+                    near(t),
+                    near(rest),
+                    far(round(rest + 1.0)),
+                ];
+                for (k, (places, w)) in taps.iter_mut().enumerate() {
+                    places.push((place - 1 + k as i64).clamp(0, last));
+                    if let Some(w) = w {
+                        w.push(weights[k]);
+                    }
+                }
+            }
+            Along { taps }
+        }
     }
 }
 
@@ -135,6 +197,18 @@ pub fn upsample(
     scales: &[Option<f64>],
 ) -> R<Arc<Tensor>> {
     let dims = out.len();
+    if matches!(how, Interpolation::Cubic { .. }) && x.ndim() != 4 {
+        return Err(Error::Module {
+            class: "NotImplementedError",
+            message: format!(
+                "Input Error: Only 3D, 4D and 5D input Tensors supported (got {}D) for the modes: \
+                 nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact \
+                 (got bicubic)",
+                x.ndim()
+            ),
+            help: Some("bicubic takes images: [N, C, H, W]".into()),
+        });
+    }
     if !(1..=2).contains(&dims) || x.ndim() != dims + 2 {
         return Err(Error::Module {
             class: "NotImplementedError",
@@ -144,7 +218,7 @@ pub fn upsample(
                 how.mode(dims),
                 dims + 2
             ),
-            help: Some("interpolate takes [N, C, L] (linear) or [N, C, H, W] (bilinear); trilinear and bicubic are not in cudash yet".into()),
+            help: Some("interpolate takes [N, C, L] (linear) or [N, C, H, W] (bilinear, bicubic); trilinear is not in cudash yet".into()),
         });
     }
     // PyTorch's CPU kernels' names in its refusal of integers.
@@ -154,6 +228,17 @@ pub fn upsample(
         (_, 1) => "compute_indices_weights_nearest",
         (_, _) => "upsample_nearest2d_channels_last",
     };
+    if !x.dtype().is_float() && matches!(how, Interpolation::Cubic { .. }) {
+        // (PyTorch names this one without the device.)
+        return Err(Error::Module {
+            class: "NotImplementedError",
+            message: format!(
+                "\"compute_indices_weights_cubic\" not implemented for '{}'",
+                x.dtype().scalar_name()
+            ),
+            help: Some("bicubic takes a floating point tensor: `x.float()`".into()),
+        });
+    }
     if !x.dtype().is_float() {
         let e = super::activation_ops::check_dtype(kernel, x);
         return Err(e.err().unwrap_or_else(|| Error::value("internal error")));

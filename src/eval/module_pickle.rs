@@ -674,11 +674,9 @@ fn settings(
                 (Pickled::Tuple(t), _) | (_, Pickled::Tuple(t)) => t.len(),
                 _ => 2,
             };
-            let align_corners = match how {
-                // Not given is None, which PyTorch reads as False.
-                crate::autograd::upsample::Interpolation::Linear {
-                    align_corners: true,
-                } => b(true),
+            // Not given is None, which PyTorch reads as False.
+            let align_corners = match how.align_corners() {
+                Some(true) => b(true),
                 _ => Pickled::None,
             };
             vec![

@@ -89,10 +89,13 @@ fn interpolation(
         "linear" | "bilinear" => Interpolation::Linear {
             align_corners: align_corners.unwrap_or(false),
         },
-        "bicubic" | "trilinear" => {
+        "bicubic" => Interpolation::Cubic {
+            align_corners: align_corners.unwrap_or(false),
+        },
+        "trilinear" => {
             return Err(Error::value_help(
                 format!("interpolate's mode '{mode}' is not in cudash yet"),
-                "nearest, nearest-exact, linear, bilinear and area are",
+                "nearest, nearest-exact, linear, bilinear, bicubic and area are",
             )
             .at(b.span_of("mode")))
         }
@@ -105,7 +108,7 @@ fn interpolation(
             .at(b.span_of("mode")))
         }
     };
-    if align_corners.is_some() && !matches!(how, Interpolation::Linear { .. }) {
+    if align_corners.is_some() && how.align_corners().is_none() {
         return Err(Error::value(
             "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear",
         )
