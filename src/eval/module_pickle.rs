@@ -312,6 +312,7 @@ fn settings(
             num_embeddings,
             embedding_dim,
             padding_idx,
+            max_norm,
         } => vec![
             ("num_embeddings", int(*num_embeddings)),
             ("embedding_dim", int(*embedding_dim)),
@@ -323,8 +324,14 @@ fn settings(
                     None => Pickled::None,
                 },
             ),
-            ("max_norm", Pickled::None),
-            ("norm_type", f(2.0)),
+            (
+                "max_norm",
+                max_norm.as_ref().map_or(Pickled::None, |m| f(m.max)),
+            ),
+            (
+                "norm_type",
+                f(max_norm.as_ref().map_or(2.0, |m| m.norm_type)),
+            ),
             ("scale_grad_by_freq", b(false)),
             ("sparse", b(false)),
         ],

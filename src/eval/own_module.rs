@@ -22,6 +22,7 @@ use super::{Interp, Value};
 use crate::error::{Diagnostic, Error, Source};
 use crate::lang::Span;
 use crate::runtime::lock::lock;
+use crate::runtime::Tensor;
 
 /// Every module imported in this process, by table number: what a rank
 /// or a worker imports again when it meets one of the session's.
@@ -160,6 +161,26 @@ impl Interp {
             .map(|value| super::args::ArgVal::positional(value, span))
             .collect();
         self.call_stdlib_args(module, function, args, span)
+    }
+
+    /// `torch.embedding_renorm_(weight, indices, max_norm, norm_type)`:
+    /// what an embedding with `max_norm` does to the rows it is about to
+    /// read (`stdlib/torch_nn_more.py`).
+    pub(crate) fn embedding_renorm(
+        &mut self,
+        weight: &Arc<Tensor>,
+        indices: &Arc<Tensor>,
+        (max_norm, norm_type): (f64, f64),
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let args = vec![
+            Value::Tensor(Arc::clone(weight)),
+            Value::Tensor(Arc::clone(indices)),
+            Value::Float(super::value::Word::new(max_norm)),
+            Value::Float(super::value::Word::new(norm_type)),
+        ];
+        self.call_stdlib("torch.nn._more", "embedding_renorm_", args, span)?;
+        Ok(())
     }
 
     /// [`Interp::call_stdlib`] with arguments as a call writes them

@@ -42,6 +42,10 @@ pub enum Layer {
         embedding_dim: usize,
         /// The row that gets no gradient (and starts as zeros).
         padding_idx: Option<i64>,
+        /// `max_norm`: each row read is first scaled down to this
+        /// `norm_type`-norm where it is longer (the interpreter does it,
+        /// `torch.embedding_renorm_`, before the layer reads the rows).
+        max_norm: Option<MaxNorm>,
     },
     /// `Conv1d`, `Conv2d`, `ConvTranspose1d`, `ConvTranspose2d`: its
     /// windows' settings (a 1-d one's as a 2-d one's over a 1 x L image).
@@ -304,6 +308,15 @@ pub enum Layer {
 /// The activation between a Transformer layer's two linears: `F.relu` and
 /// `F.gelu` (given by name or as the function), or a module of the
 /// program's, registered as the child `activation`.
+/// An embedding's `max_norm` and `norm_type`, and how its repr shows them
+/// (as given: `max_norm=2` for an int, as PyTorch's `extra_repr`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MaxNorm {
+    pub max: f64,
+    pub norm_type: f64,
+    pub shown: String,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FeedForward {
     Relu,

@@ -108,6 +108,7 @@ pub fn embedding(
             num_embeddings,
             embedding_dim,
             padding_idx,
+            max_norm: None,
         },
     );
     let new = NewTensor {

@@ -283,10 +283,17 @@ fn extra_repr(m: &super::Module) -> String {
             num_embeddings,
             embedding_dim,
             padding_idx,
-        } => match padding_idx {
-            None => format!("{num_embeddings}, {embedding_dim}"),
-            Some(p) => format!("{num_embeddings}, {embedding_dim}, padding_idx={p}"),
-        },
+            max_norm,
+        } => {
+            let mut s = format!("{num_embeddings}, {embedding_dim}");
+            if let Some(p) = padding_idx {
+                s.push_str(&format!(", padding_idx={p}"));
+            }
+            if let Some(m) = max_norm {
+                s.push_str(&m.shown);
+            }
+            s
+        }
         Layer::Activation {
             op: UnaryOp::Gelu, ..
         } => "approximate='none'".into(),

@@ -289,17 +289,30 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
         }
         "Embedding" => {
             let place = me.place(b)?;
-            if !matches!(b.given("max_norm"), None | Some((Value::None, _))) {
-                return Err(Error::value_help(
-                    "Embedding's max_norm is not in cudash yet",
-                    "leave it out: rows are then not renormalised",
-                )
-                .at(b.span_of("max_norm")));
-            }
             let (num, dim) = (b.size("num_embeddings")?, b.size("embedding_dim")?);
             let padding_idx = b.int("padding_idx")?;
-            let m = layers::embedding(&mut me.rt, num, dim, padding_idx, place);
-            module(m.map_err(|e| e.at(b.span_of("padding_idx")))?)
+            let limit = max_norm(b)?.map(|(max, norm_type)| {
+                // Shown as given (`max_norm=2`), `norm_type` only when not 2.
+                let given = |k: &str| {
+                    b.given(k)
+                        .map_or(String::new(), |(v, _)| super::super::format::repr_of(v))
+                };
+                let mut shown = format!(", max_norm={}", given("max_norm"));
+                if norm_type != 2.0 {
+                    shown.push_str(&format!(", norm_type={}", given("norm_type")));
+                }
+                crate::nn::layer::MaxNorm {
+                    max,
+                    norm_type,
+                    shown,
+                }
+            });
+            let mut m = layers::embedding(&mut me.rt, num, dim, padding_idx, place)
+                .map_err(|e| e.at(b.span_of("padding_idx")))?;
+            if let Layer::Embedding { max_norm: kept, .. } = &mut m.layer {
+                *kept = limit;
+            }
+            module(m)
         }
         "RMSNorm" => {
             let (place, shape) = (me.place(b)?, normalized_shape(b, name)?);
@@ -835,10 +848,23 @@ pub(super) fn flatten(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     b.result(layers::flatten(&mut me.rt, me.grad, &x, start, end))
 }
 
-/// `embedding(input, weight)`: `weight`'s rows picked by the indices, as
-/// torch.nn.functional.embedding (`EmbeddingBackward0`).
+/// `max_norm` and `norm_type` of an embedding: none, or both.
+fn max_norm(b: &Bound) -> Result<Option<(f64, f64)>, Diagnostic> {
+    Ok(match b.float("max_norm")? {
+        None => None,
+        Some(max) => Some((max, b.float("norm_type")?.unwrap_or(2.0))),
+    })
+}
+
+/// `embedding(input, weight, padding_idx=None, max_norm=None,
+/// norm_type=2.0)`: `weight`'s rows picked by the indices, as
+/// torch.nn.functional.embedding (`EmbeddingBackward0`); with `max_norm`,
+/// the rows picked are renormalised in `weight` first.
 pub(super) fn embedding(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (x, w) = (b.tensor("input")?, b.tensor("weight")?);
+    if let Some(limit) = max_norm(b)? {
+        me.embedding_renorm(&w, &x, limit, b.span)?;
+    }
     let padding_idx = b.int("padding_idx")?;
     b.result(crate::autograd::record::embedding(
         &mut me.rt,

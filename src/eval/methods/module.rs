@@ -468,6 +468,20 @@ impl Interp {
             let module = lock(m);
             (module.layer.clone(), module.type_name.clone())
         };
+        // `Embedding(max_norm=...)`: the rows it reads renormalised first.
+        if let (
+            Layer::Embedding {
+                max_norm: Some(limit),
+                ..
+            },
+            Some(Value::Tensor(x)),
+        ) = (&layer, args.first().map(|a| &a.value))
+        {
+            let weight = lock(m).tensor_named("weight");
+            if let Some(w) = weight {
+                self.embedding_renorm(&w, x, (limit.max, limit.norm_type), span)?;
+            }
+        }
         match layer {
             Layer::DataParallel { .. } => return self.data_parallel_forward(m, args, span),
             Layer::DistributedDataParallel { .. } => return self.ddp_forward(m, args, span),

@@ -441,6 +441,7 @@ const MEMBERS: &[(&str, &str, &str)] = &[
         "torch.nn._more",
     ),
     ("torch.nn.functional", "lp_pool1d", "torch.nn._more"),
+    ("torch", "embedding_renorm_", "torch.nn._more"),
     ("torch.nn.functional", "lp_pool2d", "torch.nn._more"),
     ("torch.nn.functional", "multi_margin_loss", "torch.nn._more"),
     (

@@ -628,3 +628,18 @@ class FeatureAlphaDropout(_DropoutNd):
 
     def forward(self, input):
         return feature_alpha_dropout(input, self.p, self.training)
+
+
+def embedding_renorm_(weight, indices, max_norm, norm_type):
+    """The rows of `weight` that `indices` pick, each whose `norm_type`-norm
+    passes `max_norm` scaled down to it (by `max_norm / (norm + 1e-7)`,
+    computed in double and applied in the weight's dtype, as PyTorch's CPU
+    kernel), in place, without a graph: what `F.embedding(max_norm=...)`
+    and `nn.Embedding(max_norm=...)` do before they read the rows."""
+    with torch.no_grad():
+        picked = indices.reshape(-1)
+        rows = weight[picked]
+        norms = rows.norm(p=norm_type, dim=1, keepdim=True)
+        scale = (max_norm / (norms.double() + 1e-7)).to(weight.dtype)
+        weight[picked] = torch.where(norms > max_norm, rows * scale, rows)
+    return weight
