@@ -113,6 +113,10 @@ const MODULES: &[(&str, &str)] = &[
         "torch.nn.utils._weight_norm",
         include_str!("torch_nn_utils_weight_norm.py"),
     ),
+    (
+        "torch.nn.utils._spectral_norm",
+        include_str!("torch_nn_utils_spectral_norm.py"),
+    ),
     ("torch._frombuffer", include_str!("torch_frombuffer.py")),
     ("torch.linalg._ops", include_str!("torch_linalg_ops.py")),
     (
@@ -699,6 +703,16 @@ const MEMBERS: &[(&str, &str, &str)] = &[
         "torch.nn.utils",
         "remove_weight_norm",
         "torch.nn.utils._weight_norm",
+    ),
+    (
+        "torch.nn.utils",
+        "spectral_norm",
+        "torch.nn.utils._spectral_norm",
+    ),
+    (
+        "torch.nn.utils",
+        "remove_spectral_norm",
+        "torch.nn.utils._spectral_norm",
     ),
     (
         "torch.nn.functional",
