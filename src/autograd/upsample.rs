@@ -38,6 +38,10 @@ pub enum Interpolation {
     /// Four places per dim blended by the cubic convolution kernel
     /// (`bicubic`).
     Cubic { align_corners: bool },
+    /// `antialias=True` of `bilinear` or `bicubic` (images only): when
+    /// shrinking, each output blends every input place its widened filter
+    /// covers (PIL's resampling, as PyTorch's `_upsample_*_aa` kernels).
+    Antialias { cubic: bool, align_corners: bool },
 }
 
 impl Interpolation {
@@ -49,15 +53,17 @@ impl Interpolation {
             (Interpolation::Linear { .. }, 1) => "linear",
             (Interpolation::Linear { .. }, _) => "bilinear",
             (Interpolation::Cubic { .. }, _) => "bicubic",
+            (Interpolation::Antialias { cubic: false, .. }, _) => "bilinear",
+            (Interpolation::Antialias { cubic: true, .. }, _) => "bicubic",
         }
     }
 
     /// `align_corners` as given to a blending mode (none for nearest).
     pub fn align_corners(&self) -> Option<bool> {
         match *self {
-            Interpolation::Linear { align_corners } | Interpolation::Cubic { align_corners } => {
-                Some(align_corners)
-            }
+            Interpolation::Linear { align_corners }
+            | Interpolation::Cubic { align_corners }
+            | Interpolation::Antialias { align_corners, .. } => Some(align_corners),
             _ => None,
         }
     }
@@ -71,6 +77,8 @@ impl Interpolation {
             (Interpolation::Linear { .. }, 1) => "UpsampleLinear1DBackward0",
             (Interpolation::Linear { .. }, _) => "UpsampleBilinear2DBackward0",
             (Interpolation::Cubic { .. }, _) => "UpsampleBicubic2DBackward0",
+            (Interpolation::Antialias { cubic: false, .. }, _) => "UpsampleBilinear2DAaBackward0",
+            (Interpolation::Antialias { cubic: true, .. }, _) => "UpsampleBicubic2DAaBackward0",
         }
     }
 }
@@ -184,7 +192,97 @@ fn along(how: Interpolation, n: usize, m: usize, scale: Option<f64>, f32_math: b
             }
             Along { taps }
         }
+        Interpolation::Antialias {
+            cubic,
+            align_corners,
+        } => antialiased((cubic, align_corners, true), n, m, scale, round),
     }
+}
+
+/// The places and weights of an antialiased resize along one dim, as
+/// PyTorch's `_compute_weights_aa` makes them: a triangle (bilinear) or
+/// Keys' cubic with `a = -0.5` (bicubic), widened by the scale when
+/// shrinking (`aa`; without it, a uint8 image's plain bilinear resize, as
+/// PyTorch computes that too), over the places it covers, normalised to
+/// sum to one. As many taps as the widest window; a window's missing taps
+/// read its first place with weight 0.
+fn antialiased(
+    (cubic, align_corners, aa): (bool, bool, bool),
+    n: usize,
+    m: usize,
+    scale: Option<f64>,
+    round: impl Fn(f64) -> f64,
+) -> Along {
+    let s = match align_corners {
+        true if m > 1 => round((n as f64 - 1.0) / (m as f64 - 1.0)),
+        true => 0.0,
+        false => round(scale_value(scale, n, m)),
+    };
+    let interp_size = if cubic { 4.0 } else { 2.0 };
+    let widened = aa && s >= 1.0;
+    let support = match widened {
+        true => round(interp_size * 0.5 * s),
+        false => interp_size * 0.5,
+    };
+    let invscale = if widened { round(1.0 / s) } else { 1.0 };
+    // PyTorch's `align_corners_delta`: a uint8 image's plain resize with
+    // `align_corners` samples half a place over.
+    let delta = if !aa && align_corners { 0.5 } else { 0.0 };
+    let filter = |x: f64| -> f64 {
+        let x = x.abs();
+        match cubic {
+            false if x < 1.0 => round(1.0 - x),
+            false => 0.0,
+            // PyTorch's `cubic_convolution1/2` with a = -0.5.
+            true if x < 1.0 => round(round(round(round(1.5 * x) - 2.5) * x) * x) + 1.0,
+            true if x < 2.0 => {
+                round(round(round(round(round(-0.5 * x) + 2.5) * x) - 4.0) * x) + 2.0
+            }
+            true => 0.0,
+        }
+    };
+    let filter = |x: f64| round(filter(x));
+    let windows: Vec<(i64, Vec<f64>)> = (0..m)
+        .map(|i| {
+            // (Each step in the kernel's own mix of float and double.)
+            let center = round(s * (i as f64 + 0.5 - delta));
+            let xmin = ((round(center - support) + 0.5 + delta) as i64).max(0);
+            let xmax = ((round(center + support) + 0.5 + delta) as i64).min(n as i64);
+            let size = (xmax - xmin).max(0);
+            let mut w: Vec<f64> = (0..size)
+                .map(|j| {
+                    filter(round(
+                        (round((j + xmin) as f64 - center) + 0.5 - delta) * invscale,
+                    ))
+                })
+                .collect();
+            let total = w.iter().fold(0.0, |acc, &v| round(acc + v));
+            if total != 0.0 {
+                w.iter_mut().for_each(|v| *v = round(*v / total));
+            }
+            (xmin.min(n as i64 - 1), w)
+        })
+        .collect();
+    let width = windows
+        .iter()
+        .map(|(_, w)| w.len())
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let taps = (0..width)
+        .map(|k| {
+            let places = windows
+                .iter()
+                .map(|(xmin, w)| if k < w.len() { xmin + k as i64 } else { *xmin })
+                .collect();
+            let weights = windows
+                .iter()
+                .map(|(_, w)| w.get(k).copied().unwrap_or(0.0))
+                .collect();
+            (places, Some(weights))
+        })
+        .collect();
+    Along { taps }
 }
 
 /// `x` resized to `out` along its spatial dims (its last one or two).
@@ -197,6 +295,11 @@ pub fn upsample(
     scales: &[Option<f64>],
 ) -> R<Arc<Tensor>> {
     let dims = out.len();
+    if matches!(how, Interpolation::Antialias { .. }) && x.ndim() != 4 {
+        return Err(Error::value(
+            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input",
+        ));
+    }
     if matches!(how, Interpolation::Cubic { .. }) && x.ndim() != 4 {
         return Err(Error::Module {
             class: "NotImplementedError",
@@ -228,6 +331,45 @@ pub fn upsample(
         (_, 1) => "compute_indices_weights_nearest",
         (_, _) => "upsample_nearest2d_channels_last",
     };
+    let spatial = &x.shape()[2..];
+    if spatial.contains(&0) || out.contains(&0) {
+        return Err(Error::runtime(format!(
+            "Input and output sizes should be greater than 0, but got input ({}) and output ({})",
+            spaced_shape(spatial).trim_matches(['[', ']']),
+            spaced_shape(out).trim_matches(['[', ']'])
+        )));
+    }
+    // A CPU's uint8 image, bilinear or antialiased: PyTorch's uint8
+    // kernel (without antialias, the antialiased weights left unwidened).
+    if x.dtype() == DType::U8 && x.device() == Device::Cpu && x.ndim() == 4 {
+        let uint8 = match how {
+            Interpolation::Linear { align_corners } => Some((false, align_corners, false)),
+            Interpolation::Antialias {
+                cubic,
+                align_corners,
+            } => Some((cubic, align_corners, true)),
+            _ => None,
+        };
+        if let Some(kind) = uint8 {
+            let per_dim: Vec<Along> = (0..2)
+                .map(|d| antialiased(kind, spatial[d], out[d], scales[d], |v| v))
+                .collect();
+            return uint8_separable(rt, x, &per_dim);
+        }
+    }
+    if let Interpolation::Antialias { .. } = how {
+        if !x.dtype().is_float() {
+            return Err(Error::Module {
+                class: "NotImplementedError",
+                message: format!(
+                    "cudash's antialiased resize takes floating point tensors and a CPU's uint8 \
+                     images, not {}",
+                    x.dtype().scalar_name()
+                ),
+                help: Some("resize `x.float()`, then `.round()` it back".into()),
+            });
+        }
+    }
     if !x.dtype().is_float() && matches!(how, Interpolation::Cubic { .. }) {
         // (PyTorch names this one without the device.)
         return Err(Error::Module {
@@ -243,22 +385,173 @@ pub fn upsample(
         let e = super::activation_ops::check_dtype(kernel, x);
         return Err(e.err().unwrap_or_else(|| Error::value("internal error")));
     }
-    let spatial = &x.shape()[2..];
-    if spatial.contains(&0) || out.contains(&0) {
-        return Err(Error::runtime(format!(
-            "Input and output sizes should be greater than 0, but got input ({}) and output ({})",
-            spaced_shape(spatial).trim_matches(['[', ']']),
-            spaced_shape(out).trim_matches(['[', ']'])
-        )));
-    }
     let f32_math = !matches!(x.dtype(), DType::F64);
     let per_dim: Vec<Along> = (0..dims)
         .map(|d| along(how, spatial[d], out[d], scales[d], f32_math))
         .collect();
+    if let Interpolation::Antialias { .. } = how {
+        let out_t = separable(rt, x, &per_dim)?;
+        // Every combination of the two dims' taps, for the gradient only.
+        let backward = match super::record::recording(mode, &[x]) {
+            true => Backward::Upsample {
+                taps: taps(rt, x, &per_dim)?,
+            },
+            false => Backward::Upsample { taps: Vec::new() },
+        };
+        return Ok(attach_node(rt, mode, out_t, how.node(dims), backward, &[x]));
+    }
     let taps = taps(rt, x, &per_dim)?;
     let out_t = resample(rt, x, &taps)?;
     let backward = Backward::Upsample { taps };
     Ok(attach_node(rt, mode, out_t, how.node(dims), backward, &[x]))
+}
+
+/// A uint8 image's antialiased resize as PyTorch's CPU computes it (PIL's
+/// method, `upsample_avx_bilinear_bicubic_uint8`): along the width, then
+/// the height, each dim's weights (in double) scaled to int16 at the
+/// largest precision that keeps the biggest below 2^15, each output summed
+/// in int32 from half a unit, shifted back and clamped to 0..255 after
+/// each pass. Integers have no gradient: no node.
+fn uint8_separable(rt: &mut Runtime, x: &Arc<Tensor>, per_dim: &[Along]) -> R<Arc<Tensor>> {
+    let [along_h, along_w] = per_dim else {
+        return Err(Error::value(
+            "internal error: an antialiased resize has two dims",
+        ));
+    };
+    let (h, w) = (x.shape()[2], x.shape()[3]);
+    let mut y = Arc::clone(x);
+    if along_w.taps[0].0.len() != w {
+        let (widths, precision) = quantised(along_w);
+        y = uint8_pass(rt, &y, &[widths], precision)?;
+    }
+    if along_h.taps[0].0.len() != h {
+        let columns = (0..y.shape()[3] as i64).collect();
+        let each_column = Along {
+            taps: vec![(columns, None)],
+        };
+        let (heights, precision) = quantised(along_h);
+        y = uint8_pass(rt, &y, &[heights, each_column], precision)?;
+    }
+    if Arc::ptr_eq(&y, x) {
+        let copy = super::ops::full(rt, x.shape(), x.dtype(), x.device(), 0)?;
+        rt.assign(&copy, x)?;
+        return Ok(copy);
+    }
+    Ok(y)
+}
+
+/// PyTorch's `compute_index_ranges_int16_weights`: the weights times
+/// `2^precision`, rounded half away from zero, and the precision.
+fn quantised(along: &Along) -> (Along, u32) {
+    let most = along
+        .taps
+        .iter()
+        .filter_map(|(_, w)| w.as_ref())
+        .flatten()
+        .fold(0.0f64, |m, &v| m.max(v));
+    let mut precision = 0u32;
+    while precision < 22 {
+        let next = (0.5 + most * f64::from(1u32 << (precision + 1))) as i64;
+        if next >= 1 << 15 {
+            break;
+        }
+        precision += 1;
+    }
+    let scale = f64::from(1u32 << precision);
+    let taps = along
+        .taps
+        .iter()
+        .map(|(places, w)| {
+            let w = w.as_ref().map(|w| {
+                w.iter()
+                    .map(|&v| {
+                        let v = v * scale;
+                        (if v < 0.0 { v - 0.5 } else { v + 0.5 }).trunc()
+                    })
+                    .collect()
+            });
+            (places.clone(), w)
+        })
+        .collect();
+    (Along { taps }, precision)
+}
+
+/// One pass of [`uint8_separable`] over the dims `per_dim` names, its
+/// weights scaled by `2^precision`.
+fn uint8_pass(
+    rt: &mut Runtime,
+    y: &Arc<Tensor>,
+    per_dim: &[Along],
+    precision: u32,
+) -> R<Arc<Tensor>> {
+    let wide = rt.cast(y, DType::I32)?;
+    let taps = taps(rt, &wide, per_dim)?;
+    let mut acc: Option<Arc<Tensor>> = None;
+    for tap in &taps {
+        let picked = rt.index(&wide, &tap.items)?;
+        let term = match &tap.weight {
+            None => picked,
+            Some(w) => {
+                let w = rt.cast(w, DType::I32)?;
+                bin(rt, BinaryOp::Mul, &w, &picked)?
+            }
+        };
+        acc = Some(match acc {
+            None => term,
+            Some(a) => bin(rt, BinaryOp::Add, &a, &term)?,
+        });
+    }
+    let acc = acc.ok_or_else(|| Error::value("internal error: a resize with no taps"))?;
+    let half = super::ops::full(
+        rt,
+        &[],
+        DType::I32,
+        y.device(),
+        1i64 << precision.saturating_sub(1),
+    )?;
+    let sum = bin(rt, BinaryOp::Add, &acc, &half)?;
+    let shift = super::ops::full(rt, &[], DType::I32, y.device(), i64::from(precision))?;
+    let shifted = bin(rt, BinaryOp::Shr, &sum, &shift)?;
+    let zero = super::ops::full(rt, &[], DType::I32, y.device(), 0)?;
+    let top = super::ops::full(rt, &[], DType::I32, y.device(), 255)?;
+    let low = bin(rt, BinaryOp::Maximum, &shifted, &zero)?;
+    let clamped = bin(rt, BinaryOp::Minimum, &low, &top)?;
+    rt.cast(&clamped, DType::U8)
+}
+
+/// An antialiased resize as PyTorch's separable kernel computes it: along
+/// the width first, then the height, each output of a pass rounded to the
+/// dtype; a dim whose size stays is not passed over.
+fn separable(rt: &mut Runtime, x: &Arc<Tensor>, per_dim: &[Along]) -> R<Arc<Tensor>> {
+    let [along_h, along_w] = per_dim else {
+        return Err(Error::value(
+            "internal error: an antialiased resize has two dims",
+        ));
+    };
+    let (h, w) = (x.shape()[2], x.shape()[3]);
+    let mut y = Arc::clone(x);
+    if along_w.taps[0].0.len() != w {
+        let widths = taps(rt, &y, std::slice::from_ref(along_w))?;
+        y = resample(rt, &y, &widths)?;
+    }
+    if along_h.taps[0].0.len() != h {
+        let columns = (0..y.shape()[3] as i64).collect();
+        let each_column = Along {
+            taps: vec![(columns, None)],
+        };
+        let heights = Along {
+            taps: along_h.taps.clone(),
+        };
+        let both = taps(rt, &y, &[heights, each_column])?;
+        y = resample(rt, &y, &both)?;
+    }
+    if Arc::ptr_eq(&y, x) {
+        // Neither size changed: a copy, as PyTorch's kernel makes.
+        let copy = super::ops::full(rt, x.shape(), x.dtype(), x.device(), 0)?;
+        rt.assign(&copy, x)?;
+        return Ok(copy);
+    }
+    Ok(y)
 }
 
 /// Every combination of one tap per dim: its index over the last dims

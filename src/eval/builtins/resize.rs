@@ -150,11 +150,24 @@ pub(super) fn interpolate(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     if mode == "area" {
         return area(me, &x, (size, scale), b);
     }
-    let how = interpolation(&mode, align_corners(b)?, b)?;
+    let mut how = interpolation(&mode, align_corners(b)?, b)?;
     if b.bool("antialias", false)? {
-        return Err(
-            Error::value("interpolate's antialias is not in cudash yet").at(b.span_of("antialias"))
-        );
+        how = match how {
+            Interpolation::Linear { align_corners } if x.ndim() == 4 => Interpolation::Antialias {
+                cubic: false,
+                align_corners,
+            },
+            Interpolation::Cubic { align_corners } if x.ndim() == 4 => Interpolation::Antialias {
+                cubic: true,
+                align_corners,
+            },
+            _ => {
+                return Err(Error::value(
+                    "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input",
+                )
+                .at(b.span_of("antialias")))
+            }
+        };
     }
     let recompute =
         matches!(b.given("recompute_scale_factor"), Some((Value::Bool(t), _)) if t.get());

@@ -192,6 +192,10 @@ const MODULES: &[(&str, &str)] = &[
         "torchvision.transforms.functional",
         include_str!("torchvision_transforms_functional.py"),
     ),
+    (
+        "torchvision.transforms.v2",
+        include_str!("torchvision_transforms_v2.py"),
+    ),
     ("torchvision.utils", include_str!("torchvision_utils.py")),
     ("torchvision.io", include_str!("torchvision_io.py")),
     ("torchvision.models", include_str!("torchvision_models.py")),

@@ -324,21 +324,21 @@ def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size=None, a
     mode = interpolation.value
     if mode not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
         raise ValueError(f"Interpolation mode {mode} is unsupported with Tensor input")
-    if antialias and mode in ("bilinear", "bicubic"):
-        raise NotImplementedError(
-            "cudash resizes a tensor image without antialias only (PyTorch's antialiased interpolate is not in "
-            "cudash): pass antialias=False, or resize the PIL image before ToTensor")
-    if mode == "bicubic":
-        raise NotImplementedError("cudash's interpolate has no bicubic mode; use bilinear or nearest")
+    blends = mode in ("bilinear", "bicubic")
     squeeze = img.dim() < 4
     x = img.unsqueeze(0) if squeeze else img
     cast = not x.is_floating_point()
     out_dtype = x.dtype
     if cast:
+        # (An integer image is resized in float and rounded back: PyTorch's
+        # own uint8 kernel may round a few pixels the other way.)
         x = x.float()
-    x = torch.nn.functional.interpolate(x, size=output_size, mode=mode, align_corners=False if mode == "bilinear" else None)
+    x = torch.nn.functional.interpolate(x, size=output_size, mode=mode, align_corners=False if blends else None,
+                                        antialias=bool(antialias) and blends)
+    if mode == "bicubic" and out_dtype == torch.uint8:
+        x = x.clamp(min=0, max=255)
     if cast:
-        x = x.round().to(out_dtype) if mode == "bilinear" else x.to(out_dtype)
+        x = x.round().to(out_dtype) if blends else x.to(out_dtype)
     return x.squeeze(0) if squeeze else x
 
 
