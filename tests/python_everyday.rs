@@ -113,9 +113,9 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "no module `zipfile`",
         ),
         (
-            "from collections import ChainMap",
+            "from collections import UserDict",
             "AttributeError",
-            "cudash has no `collections.ChainMap`",
+            "cudash has no `collections.UserDict`",
         ),
         (
             "import torch.fancy",
