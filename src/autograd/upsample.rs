@@ -85,6 +85,7 @@ impl Interpolation {
 
 /// The samples along one dim: for each tap along it, the input place and
 /// the weight of every output position.
+#[derive(Clone)]
 struct Along {
     taps: Vec<(Vec<i64>, Option<Vec<f64>>)>,
 }
@@ -407,30 +408,45 @@ pub fn upsample(
 }
 
 /// A uint8 image's antialiased resize as PyTorch's CPU computes it (PIL's
-/// method, `upsample_avx_bilinear_bicubic_uint8`): along the width, then
-/// the height, each dim's weights (in double) scaled to int16 at the
-/// largest precision that keeps the biggest below 2^15, each output summed
-/// in int32 from half a unit, shifted back and clamped to 0..255 after
-/// each pass. Integers have no gradient: no node.
+/// method, `upsample_avx_bilinear_bicubic_uint8`): each dim's weights (in
+/// double) scaled to int16 at the largest precision that keeps the biggest
+/// below 2^15, each output summed in int32 from half a unit, shifted back
+/// and clamped to 0..255 after each pass. Integers have no gradient: no
+/// node.
 fn uint8_separable(rt: &mut Runtime, x: &Arc<Tensor>, per_dim: &[Along]) -> R<Arc<Tensor>> {
+    width_then_height(rt, x, per_dim, |rt, y, along, rest| {
+        let (weights, precision) = quantised(along);
+        let dims: Vec<Along> = std::iter::once(weights).chain(rest).collect();
+        uint8_pass(rt, y, &dims, precision)
+    })
+}
+
+/// A resize one dim at a time, as PyTorch's separable kernels make it:
+/// `pass` over the width, then over the height (given the columns as they
+/// are as `rest`), each pass's output in the dtype; a dim whose size stays
+/// is not passed over, and where neither changes the result is a copy.
+fn width_then_height(
+    rt: &mut Runtime,
+    x: &Arc<Tensor>,
+    per_dim: &[Along],
+    mut pass: impl FnMut(&mut Runtime, &Arc<Tensor>, &Along, Option<Along>) -> R<Arc<Tensor>>,
+) -> R<Arc<Tensor>> {
     let [along_h, along_w] = per_dim else {
         return Err(Error::value(
-            "internal error: an antialiased resize has two dims",
+            "internal error: a separable resize has two dims",
         ));
     };
     let (h, w) = (x.shape()[2], x.shape()[3]);
     let mut y = Arc::clone(x);
     if along_w.taps[0].0.len() != w {
-        let (widths, precision) = quantised(along_w);
-        y = uint8_pass(rt, &y, &[widths], precision)?;
+        y = pass(rt, &y, along_w, None)?;
     }
     if along_h.taps[0].0.len() != h {
         let columns = (0..y.shape()[3] as i64).collect();
         let each_column = Along {
             taps: vec![(columns, None)],
         };
-        let (heights, precision) = quantised(along_h);
-        y = uint8_pass(rt, &y, &[heights, each_column], precision)?;
+        y = pass(rt, &y, along_h, Some(each_column))?;
     }
     if Arc::ptr_eq(&y, x) {
         let copy = super::ops::full(rt, x.shape(), x.dtype(), x.device(), 0)?;
@@ -521,37 +537,13 @@ fn uint8_pass(
 
 /// An antialiased resize as PyTorch's separable kernel computes it: along
 /// the width first, then the height, each output of a pass rounded to the
-/// dtype; a dim whose size stays is not passed over.
+/// dtype.
 fn separable(rt: &mut Runtime, x: &Arc<Tensor>, per_dim: &[Along]) -> R<Arc<Tensor>> {
-    let [along_h, along_w] = per_dim else {
-        return Err(Error::value(
-            "internal error: an antialiased resize has two dims",
-        ));
-    };
-    let (h, w) = (x.shape()[2], x.shape()[3]);
-    let mut y = Arc::clone(x);
-    if along_w.taps[0].0.len() != w {
-        let widths = taps(rt, &y, std::slice::from_ref(along_w))?;
-        y = resample(rt, &y, &widths)?;
-    }
-    if along_h.taps[0].0.len() != h {
-        let columns = (0..y.shape()[3] as i64).collect();
-        let each_column = Along {
-            taps: vec![(columns, None)],
-        };
-        let heights = Along {
-            taps: along_h.taps.clone(),
-        };
-        let both = taps(rt, &y, &[heights, each_column])?;
-        y = resample(rt, &y, &both)?;
-    }
-    if Arc::ptr_eq(&y, x) {
-        // Neither size changed: a copy, as PyTorch's kernel makes.
-        let copy = super::ops::full(rt, x.shape(), x.dtype(), x.device(), 0)?;
-        rt.assign(&copy, x)?;
-        return Ok(copy);
-    }
-    Ok(y)
+    width_then_height(rt, x, per_dim, |rt, y, along, rest| {
+        let dims: Vec<Along> = std::iter::once(along.clone()).chain(rest).collect();
+        let taps = taps(rt, y, &dims)?;
+        resample(rt, y, &taps)
+    })
 }
 
 /// Every combination of one tap per dim: its index over the last dims
