@@ -49,3 +49,17 @@ y = F.interpolate(q, size=(7, 4), mode="bilinear", antialias=True)
 print(y.grad_fn.name())
 y.pow(2).sum().backward()
 print([round(v, 4) for v in q.grad.flatten().tolist()[:6]], round(q.grad.sum().item(), 3))
+
+# GaussianBlur and RandomErasing, v1 and v2 (draws and values as torchvision's).
+from torchvision import transforms as T
+import torchvision.transforms.functional as TF
+img = torch.rand(3, 12, 10)
+u8 = (img * 255).to(torch.uint8)
+print(T.GaussianBlur(3), v2.GaussianBlur((5, 3), sigma=(0.5, 1.0)), T.RandomErasing(), v2.RandomErasing(p=1.0, value="random"))
+for t in [T.GaussianBlur(5), v2.GaussianBlur((3, 5), sigma=(0.5, 1.5)), T.RandomErasing(p=1.0),
+          T.RandomErasing(p=1.0, value="random"), v2.RandomErasing(p=1.0, value=(0.1, 0.2, 0.3)),
+          v2.RandomErasing(p=1.0, value="random")]:
+    out = t(img)
+    print(round(out.sum().item(), 4), [round(v, 5) for v in out.flatten().tolist()[:5]])
+print(T.GaussianBlur(3)(u8).flatten().tolist()[:10], v2.GaussianBlur(5)(u8).flatten().tolist()[:10])
+print(TF.pil_to_tensor(TF.gaussian_blur(TF.to_pil_image(u8), 3)).flatten().tolist()[:10])

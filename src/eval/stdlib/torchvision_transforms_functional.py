@@ -396,3 +396,74 @@ def convert_image_dtype(image, dtype=torch.float):
         return torch.div(image, factor, rounding_mode="floor").to(dtype)
     factor = int((output_max + 1) // (input_max + 1))
     return image.to(dtype) * factor
+
+
+def _gaussian_kernel1d(size, sigma, dtype, device):
+    """A normalised Gaussian of `size` taps (torchvision's: `linspace`
+    over the half widths, `exp(-x^2 / 2 sigma^2)`, over its sum)."""
+    half = (size - 1) * 0.5
+    x = torch.linspace(-half, half, steps=size, dtype=dtype, device=device)
+    pdf = torch.exp(-0.5 * (x / sigma).pow(2))
+    return pdf / pdf.sum()
+
+
+def gaussian_blur(img, kernel_size, sigma=None):
+    """`img` blurred by a Gaussian of `kernel_size` (odd sizes, width then
+    height) and `sigma`, as torchvision's: one depthwise convolution over
+    the image padded by reflection; a PIL image or an integer one through
+    float and back (rounded)."""
+    if not isinstance(kernel_size, (int, list, tuple)):
+        raise TypeError(f"kernel_size should be int or a sequence of integers. Got {type(kernel_size)}")
+    if isinstance(kernel_size, int):
+        kernel_size = [kernel_size, kernel_size]
+    if len(kernel_size) != 2:
+        raise ValueError(f"If kernel_size is a sequence its length should be 2. Got {len(kernel_size)}")
+    for ksize in kernel_size:
+        if ksize % 2 == 0 or ksize < 0:
+            raise ValueError(f"kernel_size should have odd and positive integers. Got {kernel_size}")
+    if sigma is None:
+        sigma = [ksize * 0.15 + 0.35 for ksize in kernel_size]
+    if isinstance(sigma, (list, tuple)):
+        sigma = list(sigma)
+        if len(sigma) == 1:
+            sigma = [sigma[0], sigma[0]]
+        elif len(sigma) != 2:
+            raise ValueError(f"If sigma is a sequence, its length should be 2. Got {len(sigma)}")
+    elif isinstance(sigma, _NUMBER):
+        sigma = [float(sigma), float(sigma)]
+    else:
+        raise TypeError(f"sigma should be either float or sequence of floats. Got {type(sigma)}")
+    for s in sigma:
+        if s <= 0.0:
+            raise ValueError(f"sigma should have positive values. Got {sigma}")
+    pil = _is_image(img)
+    t = pil_to_tensor(img) if pil else img
+    dtype = t.dtype if t.is_floating_point() else torch.float32
+    kx = _gaussian_kernel1d(kernel_size[0], sigma[0], dtype, t.device)
+    ky = _gaussian_kernel1d(kernel_size[1], sigma[1], dtype, t.device)
+    kernel = torch.mm(ky[:, None], kx[None, :])
+    channels = t.shape[-3]
+    kernel = kernel.expand(channels, 1, kernel.shape[0], kernel.shape[1])
+    squeeze = t.dim() < 4
+    x = t.unsqueeze(0) if squeeze else t
+    cast = x.dtype != dtype
+    if cast:
+        x = x.to(dtype)
+    pad = [kernel_size[0] // 2, kernel_size[0] // 2, kernel_size[1] // 2, kernel_size[1] // 2]
+    x = torch.nn.functional.pad(x, pad, mode="reflect")
+    x = torch.nn.functional.conv2d(x, kernel, groups=channels)
+    if cast:
+        x = x.round().to(t.dtype)
+    out = x.squeeze(0) if squeeze else x
+    return to_pil_image(out) if pil else out
+
+
+def erase(img, i, j, h, w, v, inplace=False):
+    """`img` with the box at (i, j) of h × w set to `v` (a tensor image)."""
+    if not isinstance(img, torch.Tensor):
+        raise TypeError(f"img should be Tensor Image. Got {type(img)}")
+    if not inplace:
+        img = img.clone()
+    img[..., i:i + h, j:j + w] = v
+    return img
+

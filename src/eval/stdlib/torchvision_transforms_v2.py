@@ -538,6 +538,90 @@ class Grayscale(Transform):
         return f"Grayscale(num_output_channels={self.num_output_channels})"
 
 
+class GaussianBlur(Transform):
+    def __init__(self, kernel_size, sigma=(0.1, 2.0)):
+        super().__init__()
+        self.kernel_size = _size_pair(kernel_size, "kernel_size")
+        for ks in self.kernel_size:
+            if ks <= 0 or ks % 2 == 0:
+                raise ValueError("Kernel size value should be an odd and positive number.")
+        if isinstance(sigma, _NUMBER):
+            sigma = [float(sigma), float(sigma)]
+        else:
+            sigma = [float(s) for s in sigma]
+            if len(sigma) == 1:
+                sigma = sigma * 2
+        if not 0.0 < sigma[0] <= sigma[1]:
+            raise ValueError(f"sigma values should be positive and of the form (min, max). Got {sigma}")
+        self.sigma = sigma
+
+    def make_params(self, image):
+        sigma = torch.empty(1).uniform_(self.sigma[0], self.sigma[1]).item()
+        return {"sigma": [sigma, sigma]}
+
+    def transform(self, inpt, params):
+        return F.gaussian_blur(inpt, list(self.kernel_size), params["sigma"])
+
+    def __repr__(self):
+        return f"GaussianBlur(kernel_size={self.kernel_size}, sigma={self.sigma})"
+
+
+class RandomErasing(_RandomApplyTransform):
+    def __init__(self, p=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0.0, inplace=False):
+        super().__init__(p=p)
+        if not isinstance(value, (int, float, str, tuple, list)):
+            raise TypeError("Argument value should be either a number or str or a sequence")
+        if isinstance(value, str) and value != "random":
+            raise ValueError("If value is str, it should be 'random'")
+        if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
+            warnings.warn("Scale and ratio should be of kind (min, max)")
+        if scale[0] < 0 or scale[1] > 1:
+            raise ValueError("Scale should be between 0 and 1")
+        self.scale = scale
+        self.ratio = ratio
+        if isinstance(value, (int, float)):
+            self.value = [float(value)]
+        elif isinstance(value, str):
+            self.value = None
+        else:
+            self.value = list(value)
+        self.inplace = inplace
+
+    def make_params(self, image):
+        img_c, img_h, img_w = F.get_dimensions(image)
+        if self.value is not None and len(self.value) not in (1, img_c):
+            raise ValueError(
+                f"If value is a sequence, it should have either a single value or {img_c} (number of inpt channels)")
+        area = img_h * img_w
+        log_ratio = torch.log(torch.tensor(self.ratio))
+        for _ in range(10):
+            erase_area = area * torch.empty(1).uniform_(self.scale[0], self.scale[1]).item()
+            aspect_ratio = torch.exp(torch.empty(1).uniform_(log_ratio[0].item(), log_ratio[1].item())).item()
+            h = int(round(math.sqrt(erase_area * aspect_ratio)))
+            w = int(round(math.sqrt(erase_area / aspect_ratio)))
+            if not (h < img_h and w < img_w):
+                continue
+            if self.value is None:
+                v = torch.empty([img_c, h, w], dtype=torch.float32).normal_()
+            else:
+                v = torch.tensor(self.value)[:, None, None]
+            i = torch.randint(0, img_h - h + 1, size=(1,)).item()
+            j = torch.randint(0, img_w - w + 1, size=(1,)).item()
+            return {"i": i, "j": j, "h": h, "w": w, "v": v}
+        return {"i": 0, "j": 0, "h": img_h, "w": img_w, "v": None}
+
+    def transform(self, inpt, params):
+        if params["v"] is None:
+            return inpt
+        return F.erase(inpt, params["i"], params["j"], params["h"], params["w"], params["v"], self.inplace)
+
+    def __repr__(self):
+        shown = f"p={self.p}, scale={self.scale}, ratio={self.ratio}"
+        if self.value is not None:
+            shown += f", value={self.value}"
+        return f"RandomErasing({shown}, inplace={self.inplace})"
+
+
 def _not_here(name):
     raise NotImplementedError(
         f"cudash's torchvision.transforms.v2 has no {name}: it resamples or recolours through "
