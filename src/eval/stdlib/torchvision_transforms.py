@@ -264,10 +264,8 @@ class RandomResizedCrop:
         """The crop (top, left, height, width), drawn as torchvision draws it."""
         _, height, width = F.get_dimensions(img)
         area = height * width
-        log_ratio = torch.log(torch.tensor(ratio))
         for _ in range(10):
-            target_area = area * torch.empty(1).uniform_(scale[0], scale[1]).item()
-            aspect_ratio = torch.exp(torch.empty(1).uniform_(log_ratio[0].item(), log_ratio[1].item())).item()
+            target_area, aspect_ratio = F._area_and_aspect(area, scale, ratio)
             w = int(round(math.sqrt(target_area * aspect_ratio)))
             h = int(round(math.sqrt(target_area / aspect_ratio)))
             if 0 < w <= width and 0 < h <= height:
@@ -376,10 +374,8 @@ class RandomErasing:
     def get_params(img, scale, ratio, value=None):
         img_c, img_h, img_w = img.shape[-3], img.shape[-2], img.shape[-1]
         area = img_h * img_w
-        log_ratio = torch.log(torch.tensor(ratio))
         for _ in range(10):
-            erase_area = area * torch.empty(1).uniform_(scale[0], scale[1]).item()
-            aspect_ratio = torch.exp(torch.empty(1).uniform_(log_ratio[0].item(), log_ratio[1].item())).item()
+            erase_area, aspect_ratio = F._area_and_aspect(area, scale, ratio)
             h = int(round(math.sqrt(erase_area * aspect_ratio)))
             w = int(round(math.sqrt(erase_area / aspect_ratio)))
             if not (h < img_h and w < img_w):

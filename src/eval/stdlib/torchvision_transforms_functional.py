@@ -467,3 +467,13 @@ def erase(img, i, j, h, w, v, inplace=False):
     img[..., i:i + h, j:j + w] = v
     return img
 
+
+def _area_and_aspect(area, scale, ratio):
+    """One of the ten tries of a random crop or erasing box: its area drawn
+    uniformly in `scale` of `area`, then its aspect ratio log-uniformly in
+    `ratio` (torchvision's two draws, in its order)."""
+    log_ratio = torch.log(torch.tensor(ratio))
+    box = area * torch.empty(1).uniform_(scale[0], scale[1]).item()
+    aspect = torch.exp(torch.empty(1).uniform_(log_ratio[0].item(), log_ratio[1].item())).item()
+    return box, aspect
+

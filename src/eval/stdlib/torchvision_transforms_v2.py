@@ -469,10 +469,8 @@ class RandomResizedCrop(Transform):
     def make_params(self, image):
         _, height, width = F.get_dimensions(image)
         area = height * width
-        log_ratio = torch.log(torch.tensor(self.ratio))
         for _ in range(10):
-            target_area = area * torch.empty(1).uniform_(self.scale[0], self.scale[1]).item()
-            aspect_ratio = torch.exp(torch.empty(1).uniform_(log_ratio[0].item(), log_ratio[1].item())).item()
+            target_area, aspect_ratio = F._area_and_aspect(area, self.scale, self.ratio)
             w = int(round(math.sqrt(target_area * aspect_ratio)))
             h = int(round(math.sqrt(target_area / aspect_ratio)))
             if 0 < w <= width and 0 < h <= height:
@@ -593,10 +591,8 @@ class RandomErasing(_RandomApplyTransform):
             raise ValueError(
                 f"If value is a sequence, it should have either a single value or {img_c} (number of inpt channels)")
         area = img_h * img_w
-        log_ratio = torch.log(torch.tensor(self.ratio))
         for _ in range(10):
-            erase_area = area * torch.empty(1).uniform_(self.scale[0], self.scale[1]).item()
-            aspect_ratio = torch.exp(torch.empty(1).uniform_(log_ratio[0].item(), log_ratio[1].item())).item()
+            erase_area, aspect_ratio = F._area_and_aspect(area, self.scale, self.ratio)
             h = int(round(math.sqrt(erase_area * aspect_ratio)))
             w = int(round(math.sqrt(erase_area / aspect_ratio)))
             if not (h < img_h and w < img_w):
