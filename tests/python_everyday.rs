@@ -6975,3 +6975,24 @@ except RuntimeError as e:
         ]
     );
 }
+
+/// A fresh layer's parameters and buffers have been written once, as
+/// PyTorch's `reset_parameters` fills them in place (`init.ones_`,
+/// `zero_()`, `normal_`; twice for an embedding's padding row), so their
+/// `_version` is PyTorch 2.15's.
+#[test]
+fn fresh_layers_versions_as_pytorch() {
+    let out = python_printed(
+        "fresh_versions",
+        "import torch, torch.nn as nn\n\
+         ln = nn.LayerNorm(3); bn = nn.BatchNorm2d(3); rn = nn.RMSNorm(3)\n\
+         inn = nn.InstanceNorm1d(3, affine=True, track_running_stats=True); gn = nn.GroupNorm(1, 3)\n\
+         print(ln.weight._version, ln.bias._version, bn.weight._version, bn.bias._version, \
+         bn.running_mean._version, bn.running_var._version, bn.num_batches_tracked._version, \
+         rn.weight._version, inn.weight._version, inn.running_mean._version, gn.weight._version, \
+         gn.bias._version)\n\
+         print(nn.Linear(2, 3).weight._version, nn.Embedding(3, 2).weight._version, \
+         nn.Embedding(3, 2, padding_idx=0).weight._version, nn.Conv2d(1, 1, 2).weight._version)\n",
+    );
+    assert_eq!(out, ["1 1 1 1 1 1 1 1 1 1 1 1", "1 1 2 1"]);
+}

@@ -117,7 +117,7 @@ pub fn embedding(
         device: at.device,
         like: None,
     };
-    let w = rt.random(new, Distribution::Normal)?;
+    let w = filled(rt.random(new, Distribution::Normal)?);
     // PyTorch zeroes the padding row after drawing.
     if let Some(p) = padding_idx {
         let zero = rt.tensor(&Tensor::scalar(0.0f32), at.dtype, at.device)?;
@@ -126,6 +126,14 @@ pub fn embedding(
     }
     m.set_parameter("weight", Some(Arc::new(meta::parameter(&w, true))))?;
     Ok(m)
+}
+
+/// A parameter or buffer PyTorch makes empty and then fills in place
+/// (`init.ones_`, `zero_()`, `normal_`): one write, so its `_version` is
+/// 1, as PyTorch's (cudash makes it filled).
+fn filled(t: Arc<Tensor>) -> Arc<Tensor> {
+    t.bump_version();
+    t
 }
 
 /// `LayerNorm(normalized_shape, ...)`: weight ones and bias zeros of that
@@ -144,10 +152,14 @@ pub fn layer_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, E
     let (affine, bias) = (*elementwise_affine, *bias);
     let mut m = Module::new("LayerNorm", layer);
     if affine {
-        let w = crate::autograd::ops::full(rt, &shape, at.dtype, at.device, 1)?;
+        let w = filled(crate::autograd::ops::full(
+            rt, &shape, at.dtype, at.device, 1,
+        )?);
         m.set_parameter("weight", Some(Arc::new(meta::parameter(&w, true))))?;
         if bias {
-            let b = crate::autograd::ops::full(rt, &shape, at.dtype, at.device, 0)?;
+            let b = filled(crate::autograd::ops::full(
+                rt, &shape, at.dtype, at.device, 0,
+            )?);
             m.set_parameter("bias", Some(Arc::new(meta::parameter(&b, true))))?;
         }
     }
@@ -168,7 +180,9 @@ pub fn rms_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, Err
     let (shape, affine) = (normalized_shape.clone(), *elementwise_affine);
     let mut m = Module::new("RMSNorm", layer);
     if affine {
-        let w = crate::autograd::ops::full(rt, &shape, at.dtype, at.device, 1)?;
+        let w = filled(crate::autograd::ops::full(
+            rt, &shape, at.dtype, at.device, 1,
+        )?);
         m.set_parameter("weight", Some(Arc::new(meta::parameter(&w, true))))?;
     }
     Ok(m)
@@ -196,7 +210,7 @@ pub fn batch_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, E
     };
     let mut m = Module::new(&class, layer);
     let full = |rt: &mut Runtime, v: i64, dtype| {
-        crate::autograd::ops::full(rt, &[num_features], dtype, at.device, v)
+        crate::autograd::ops::full(rt, &[num_features], dtype, at.device, v).map(filled)
     };
     if affine {
         let w = full(rt, 1, at.dtype)?;
@@ -209,7 +223,13 @@ pub fn batch_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, E
     if track_running_stats {
         m.set_buffer("running_mean", Some(full(rt, 0, at.dtype)?), None)?;
         m.set_buffer("running_var", Some(full(rt, 1, at.dtype)?), None)?;
-        let count = crate::autograd::ops::full(rt, &[], DType::I64, at.device, 0)?;
+        let count = filled(crate::autograd::ops::full(
+            rt,
+            &[],
+            DType::I64,
+            at.device,
+            0,
+        )?);
         m.set_buffer("num_batches_tracked", Some(count), None)?;
     }
     Ok(m)
@@ -261,7 +281,13 @@ pub fn group_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, E
     let mut m = Module::new("GroupNorm", layer);
     if affine {
         for (name, v) in [("weight", 1), ("bias", 0)] {
-            let t = crate::autograd::ops::full(rt, &[num_channels], at.dtype, at.device, v)?;
+            let t = filled(crate::autograd::ops::full(
+                rt,
+                &[num_channels],
+                at.dtype,
+                at.device,
+                v,
+            )?);
             m.set_parameter(name, Some(Arc::new(meta::parameter(&t, true))))?;
         }
     }
