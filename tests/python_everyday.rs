@@ -6992,7 +6992,9 @@ fn fresh_layers_versions_as_pytorch() {
          rn.weight._version, inn.weight._version, inn.running_mean._version, gn.weight._version, \
          gn.bias._version)\n\
          print(nn.Linear(2, 3).weight._version, nn.Embedding(3, 2).weight._version, \
-         nn.Embedding(3, 2, padding_idx=0).weight._version, nn.Conv2d(1, 1, 2).weight._version)\n",
+         nn.Embedding(3, 2, padding_idx=0).weight._version, nn.Conv2d(1, 1, 2).weight._version)\n\
+         mha = nn.MultiheadAttention(4, 2)\n\
+         print(mha.in_proj_bias._version, mha.out_proj.bias._version, nn.PReLU().weight._version)\n",
     );
-    assert_eq!(out, ["1 1 1 1 1 1 1 1 1 1 1 1", "1 1 2 1"]);
+    assert_eq!(out, ["1 1 1 1 1 1 1 1 1 1 1 1", "1 1 2 1", "1 2 1"]);
 }

@@ -103,7 +103,8 @@ pub fn multihead_attention(rt: &mut Runtime, h: Heads, at: Place) -> R<Module> {
                 device: at.device,
                 like: None,
             };
-            let zeros = rt.full(new, crate::runtime::op::factory::Fill::Int(0))?;
+            let zeros =
+                super::layers::filled(rt.full(new, crate::runtime::op::factory::Fill::Int(0))?);
             if let Some((_, Some(b))) = out_proj.parameters.iter().find(|(n, _)| n == "bias") {
                 rt.fill(b, crate::runtime::op::factory::Fill::Int(0))?;
             }

@@ -131,7 +131,7 @@ pub fn embedding(
 /// A parameter or buffer PyTorch makes empty and then fills in place
 /// (`init.ones_`, `zero_()`, `normal_`): one write, so its `_version` is
 /// 1, as PyTorch's (cudash makes it filled).
-fn filled(t: Arc<Tensor>) -> Arc<Tensor> {
+pub fn filled(t: Arc<Tensor>) -> Arc<Tensor> {
     t.bump_version();
     t
 }

@@ -202,6 +202,7 @@ fn prelu_layer(me: &mut Interp, b: &Bound) -> Out {
     let w = me
         .rt
         .full(new, Fill::Float(init))
+        .map(crate::nn::layers::filled)
         .map_err(|e| e.at(b.span))?;
     let mut m = Module::new("PReLU", Layer::Prelu { num_parameters: n });
     m.set_parameter("weight", Some(Arc::new(meta::parameter(&w, true))))
