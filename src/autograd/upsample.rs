@@ -124,11 +124,7 @@ fn along(how: Interpolation, n: usize, m: usize, scale: Option<f64>, f32_math: b
             }
         }
         Interpolation::Linear { align_corners } => {
-            let s = match align_corners {
-                true if m > 1 => round((n as f64 - 1.0) / (m as f64 - 1.0)),
-                true => 0.0,
-                false => round(scale_value(scale, n, m)),
-            };
+            let s = source_scale(align_corners, n, m, scale, &round);
             let (mut p0, mut p1, mut w0, mut w1) = (vec![], vec![], vec![], vec![]);
             for i in 0..m {
                 let real = match align_corners {
@@ -149,21 +145,11 @@ fn along(how: Interpolation, n: usize, m: usize, scale: Option<f64>, f32_math: b
             }
         }
         Interpolation::Cubic { align_corners } => {
-            let s = match align_corners {
-                true if m > 1 => round((n as f64 - 1.0) / (m as f64 - 1.0)),
-                true => 0.0,
-                false => round(scale_value(scale, n, m)),
-            };
+            let s = source_scale(align_corners, n, m, scale, &round);
             // PyTorch's `cubic_convolution1/2` (`UpSample.h`), each step
             // rounded as the kernel computes it.
-            const A: f64 = -0.75;
-            let near =
-                |x: f64| round(round(round(round(round((A + 2.0) * x) - (A + 3.0)) * x) * x) + 1.0);
-            let far = |x: f64| {
-                round(
-                    round(round(round(round(round(A * x) - 5.0 * A) * x) + 8.0 * A) * x) - 4.0 * A,
-                )
-            };
+            let near = |x: f64| cubic_near(x, -0.75, &round);
+            let far = |x: f64| cubic_far(x, -0.75, &round);
             let last = n as i64 - 1;
             let mut taps: Vec<(Vec<i64>, Option<Vec<f64>>)> = (0..4)
                 .map(|_| (Vec::with_capacity(m), Some(Vec::with_capacity(m))))
@@ -200,6 +186,34 @@ fn along(how: Interpolation, n: usize, m: usize, scale: Option<f64>, f32_math: b
     }
 }
 
+/// PyTorch's `area_pixel_compute_scale`: input places per output place
+/// (`(n - 1) / (m - 1)` with `align_corners`), rounded as the kernel holds it.
+fn source_scale(
+    align_corners: bool,
+    n: usize,
+    m: usize,
+    scale: Option<f64>,
+    round: &impl Fn(f64) -> f64,
+) -> f64 {
+    match align_corners {
+        true if m > 1 => round((n as f64 - 1.0) / (m as f64 - 1.0)),
+        true => 0.0,
+        false => round(scale_value(scale, n, m)),
+    }
+}
+
+/// PyTorch's `cubic_convolution1`: Keys' kernel with parameter `a` for a
+/// distance `x` below 1, `((a + 2) x - (a + 3)) x x + 1`, each step rounded.
+fn cubic_near(x: f64, a: f64, round: &impl Fn(f64) -> f64) -> f64 {
+    round(round(round(round(round((a + 2.0) * x) - (a + 3.0)) * x) * x) + 1.0)
+}
+
+/// PyTorch's `cubic_convolution2`: Keys' kernel for a distance in [1, 2),
+/// `((a x - 5a) x + 8a) x - 4a`, each step rounded.
+fn cubic_far(x: f64, a: f64, round: &impl Fn(f64) -> f64) -> f64 {
+    round(round(round(round(round(round(a * x) - 5.0 * a) * x) + 8.0 * a) * x) - 4.0 * a)
+}
+
 /// The places and weights of an antialiased resize along one dim, as
 /// PyTorch's `_compute_weights_aa` makes them: a triangle (bilinear) or
 /// Keys' cubic with `a = -0.5` (bicubic), widened by the scale when
@@ -214,11 +228,7 @@ fn antialiased(
     scale: Option<f64>,
     round: impl Fn(f64) -> f64,
 ) -> Along {
-    let s = match align_corners {
-        true if m > 1 => round((n as f64 - 1.0) / (m as f64 - 1.0)),
-        true => 0.0,
-        false => round(scale_value(scale, n, m)),
-    };
+    let s = source_scale(align_corners, n, m, scale, &round);
     let interp_size = if cubic { 4.0 } else { 2.0 };
     let widened = aa && s >= 1.0;
     let support = match widened {
@@ -234,15 +244,12 @@ fn antialiased(
         match cubic {
             false if x < 1.0 => round(1.0 - x),
             false => 0.0,
-            // PyTorch's `cubic_convolution1/2` with a = -0.5.
-            true if x < 1.0 => round(round(round(round(1.5 * x) - 2.5) * x) * x) + 1.0,
-            true if x < 2.0 => {
-                round(round(round(round(round(-0.5 * x) + 2.5) * x) - 4.0) * x) + 2.0
-            }
+            // PyTorch's `cubic_convolution1/2` with a = -0.5 (PIL's).
+            true if x < 1.0 => cubic_near(x, -0.5, &round),
+            true if x < 2.0 => cubic_far(x, -0.5, &round),
             true => 0.0,
         }
     };
-    let filter = |x: f64| round(filter(x));
     let windows: Vec<(i64, Vec<f64>)> = (0..m)
         .map(|i| {
             // (Each step in the kernel's own mix of float and double.)

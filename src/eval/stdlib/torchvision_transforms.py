@@ -245,13 +245,7 @@ class RandomResizedCrop:
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=InterpolationMode.BILINEAR,
                  antialias=True):
         self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for size.")
-        if not isinstance(scale, (list, tuple)):
-            raise TypeError("Scale should be a sequence")
-        if not isinstance(ratio, (list, tuple)):
-            raise TypeError("Ratio should be a sequence")
-        if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
-            import warnings
-            warnings.warn("Scale and ratio should be of kind (min, max)")
+        F._check_scale_ratio(scale, ratio)
         if isinstance(interpolation, int):
             interpolation = F._interpolation_modes_from_int(interpolation)
         self.interpolation = interpolation
@@ -353,13 +347,7 @@ class RandomErasing:
             raise TypeError("Argument value should be either a number or str or a sequence")
         if isinstance(value, str) and value != "random":
             raise ValueError("If value is str, it should be 'random'")
-        if not isinstance(scale, (list, tuple)):
-            raise TypeError("Scale should be a sequence")
-        if not isinstance(ratio, (list, tuple)):
-            raise TypeError("Ratio should be a sequence")
-        if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
-            import warnings
-            warnings.warn("Scale and ratio should be of kind (min, max)")
+        F._check_scale_ratio(scale, ratio)
         if scale[0] < 0 or scale[1] > 1:
             raise ValueError("Scale should be between 0 and 1")
         if p < 0 or p > 1:

@@ -477,3 +477,15 @@ def _area_and_aspect(area, scale, ratio):
     aspect = torch.exp(torch.empty(1).uniform_(log_ratio[0].item(), log_ratio[1].item())).item()
     return box, aspect
 
+
+def _check_scale_ratio(scale, ratio):
+    """A random crop's or erasing box's `scale` and `ratio`, checked as
+    torchvision checks them (a warning for a reversed range)."""
+    if not isinstance(scale, (list, tuple)):
+        raise TypeError("Scale should be a sequence")
+    if not isinstance(ratio, (list, tuple)):
+        raise TypeError("Ratio should be a sequence")
+    if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
+        import warnings
+        warnings.warn("Scale and ratio should be of kind (min, max)")
+

@@ -454,12 +454,7 @@ class RandomResizedCrop(Transform):
                  interpolation="bilinear", antialias=True):
         super().__init__()
         self.size = _size_pair(size)
-        if not isinstance(scale, (list, tuple)):
-            raise TypeError("Scale should be a sequence")
-        if not isinstance(ratio, (list, tuple)):
-            raise TypeError("Ratio should be a sequence")
-        if scale[0] > scale[1] or ratio[0] > ratio[1]:
-            warnings.warn("Scale and ratio should be of kind (min, max)")
+        F._check_scale_ratio(scale, ratio)
         self.scale = scale
         self.ratio = ratio
         self.interpolation = interpolation
@@ -571,8 +566,7 @@ class RandomErasing(_RandomApplyTransform):
             raise TypeError("Argument value should be either a number or str or a sequence")
         if isinstance(value, str) and value != "random":
             raise ValueError("If value is str, it should be 'random'")
-        if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
-            warnings.warn("Scale and ratio should be of kind (min, max)")
+        F._check_scale_ratio(scale, ratio)
         if scale[0] < 0 or scale[1] > 1:
             raise ValueError("Scale should be between 0 and 1")
         self.scale = scale
