@@ -582,3 +582,45 @@ def apply(f, x):
     let want = "[[[0.0], [3.0]], [[4.242640495300293], [5.196152210235596]]] 8";
     assert_eq!(out, format!("0 {want}\n1 {want}\n"), "{err}");
 }
+
+/// An import cycle, as Python's: the module imported back finds what its
+/// body has defined so far (its class, its constant), and a name it has
+/// not defined yet is Python's "partially initialized module" error with
+/// a hint.
+#[test]
+fn an_import_cycle_finds_the_module_half_made() {
+    let main = program(
+        "cycle",
+        &[
+            (
+                "main.py",
+                "import a\nprint(a.Y, a.Sub.__name__, issubclass(a.Sub, a.Base))\n",
+            ),
+            (
+                "a.py",
+                "X = 1\nclass Base:\n    pass\nfrom b import Y, Sub\n",
+            ),
+            (
+                "b.py",
+                "from a import X, Base\nY = X + 1\nclass Sub(Base):\n    pass\n",
+            ),
+        ],
+    );
+    let (out, err, code) = script(&main, &[]);
+    assert_eq!((out.as_str(), code), ("2 Sub True\n", Some(0)), "{err}");
+    let main = program(
+        "cycle_early",
+        &[
+            ("main.py", "import a\n"),
+            ("a.py", "from b import Y\nZ = 3\n"),
+            ("b.py", "from a import Z\nY = Z\n"),
+        ],
+    );
+    let (_, err, code) = script(&main, &[]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("ImportError: cannot import name 'Z' from partially initialized module 'a' (most likely due to a circular import)"),
+        "{err}"
+    );
+    assert!(err.contains("before it defines `Z`"), "{err}");
+}

@@ -217,6 +217,9 @@ pub struct Interp {
     parked: Vec<Globals>,
     /// The modules this interpreter imported, in order.
     own_modules: Vec<Arc<value::OwnModule>>,
+    /// The tables of the modules whose bodies are running (an import
+    /// cycle finds them partially initialized).
+    initializing: Vec<u64>,
     /// The session's module tables, as this interpreter (a rank's, a
     /// worker's) imported them again: (the session's number, this one's).
     module_alias: Vec<(u64, u64)>,
@@ -310,6 +313,7 @@ impl Interp {
             profiles: Vec::new(),
             parked: Vec::new(),
             own_modules: Vec::new(),
+            initializing: Vec::new(),
             module_alias: Vec::new(),
             frames: Vec::new(),
             spare_slots: Vec::new(),

@@ -125,15 +125,30 @@ impl Interp {
                         return Err(e.at(name.span));
                     }
                     let Some(path) = file_of(&sub) else {
+                        let partly = match self.initializing.contains(&m.table) {
+                            true => "partially initialized module ",
+                            false => "",
+                        };
+                        let cycle = match partly.is_empty() {
+                            true => "",
+                            false => " (most likely due to a circular import)",
+                        };
                         return Err(Error::Spelling {
                             message: format!(
-                                "cannot import name '{}' from '{}' ({})",
+                                "cannot import name '{}' from {partly}'{}'{cycle} ({})",
                                 name.name,
                                 m.name,
                                 m.path.display()
                             ),
                             label: "not in the module".into(),
-                            help: format!("`{}` defines no `{}`", m.path.display(), name.name),
+                            help: match partly.is_empty() {
+                                true => format!("`{}` defines no `{}`", m.path.display(), name.name),
+                                false => format!(
+                                    "`{}` imports this module before it defines `{}`: import it below that definition, or inside the function that needs it",
+                                    m.path.display(),
+                                    name.name
+                                ),
+                            },
                             class: "ImportError",
                         }
                         .at(name.span));
@@ -404,7 +419,12 @@ impl Interp {
         });
         self.own_modules.push(Arc::clone(&module));
         lock(&IMPORTED).push(Arc::clone(&module));
+        // The importer's table waits with the parked ones: an import cycle
+        // back into it (`from a import X` in the module `a` imports) finds
+        // what it has defined so far, as Python's half-made module.
         let outer = std::mem::replace(&mut self.vars, table);
+        let outer_number = outer.number();
+        self.parked.push(outer);
         let outer_source = self.source.replace(Arc::clone(&source));
         // A module first imported inside a function (a stdlib function
         // reaching `torch.linalg.det`) runs its body at its own top level:
@@ -412,6 +432,7 @@ impl Interp {
         // the caller's.
         let outer_frames = std::mem::take(&mut self.frames);
         let mut ran = Ok(());
+        self.initializing.push(number);
         // A module's body shows no values (its docstring is no output),
         // also when a REPL cell or a notebook imports it.
         self.quiet += 1;
@@ -422,8 +443,11 @@ impl Interp {
             }
         }
         self.quiet -= 1;
+        self.initializing.retain(|&n| n != number);
         self.frames = outer_frames;
         self.source = outer_source;
+        let k = self.parked.iter().position(|t| t.number() == outer_number);
+        let outer = k.map(|k| self.parked.swap_remove(k)).unwrap_or_default();
         let table = std::mem::replace(&mut self.vars, outer);
         self.parked.push(table);
         ran.map(|()| module)
