@@ -640,6 +640,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.process_alive",
     },
     Native {
+        name: "_cudash.cpu_sample",
+    },
+    Native {
         name: "_cudash.process_name",
     },
     Native {
@@ -1091,6 +1094,14 @@ static NATIVES: &[Native] = &[
     Native { name: "math.asin" },
     Native { name: "math.acos" },
     Native { name: "math.sinh" },
+    Native {
+        name: "math.lgamma",
+    },
+    Native { name: "math.gamma" },
+    Native { name: "math.erf" },
+    Native { name: "math.erfc" },
+    Native { name: "math.log1p" },
+    Native { name: "math.expm1" },
     Native { name: "math.cosh" },
     Native {
         name: "math.degrees",
@@ -2086,6 +2097,9 @@ impl Interp {
         if super::stateless::NAMES.contains(&f.name) {
             return self.call_stateless(f.name, args, span);
         }
+        if super::rejection_sampling::NAMES.contains(&f.name) {
+            return self.call_cpu_sample(args, span);
+        }
         if super::processes::NAMES.contains(&f.name) {
             return self.call_processes(f.name, args, span);
         }
@@ -2739,6 +2753,20 @@ impl Interp {
             "math.asin" => float(number(0)?.asin()),
             "math.acos" => float(number(0)?.acos()),
             "math.sinh" => float(number(0)?.sinh()),
+            "math.lgamma" | "math.gamma" => {
+                let x = number(0)?;
+                if x <= 0.0 && x == x.floor() {
+                    return Err(at(Error::value("math domain error")));
+                }
+                match f.name {
+                    "math.lgamma" => float(crate::runtime::libm::lgamma(x)),
+                    _ => float(crate::runtime::libm::gamma(x)),
+                }
+            }
+            "math.erf" => float(crate::runtime::libm::erf(number(0)?)),
+            "math.erfc" => float(crate::runtime::libm::erfc(number(0)?)),
+            "math.log1p" => float(number(0)?.ln_1p()),
+            "math.expm1" => float(number(0)?.exp_m1()),
             "math.cosh" => float(number(0)?.cosh()),
             "math.degrees" => float(number(0)?.to_degrees()),
             "math.radians" => float(number(0)?.to_radians()),

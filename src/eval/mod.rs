@@ -84,6 +84,7 @@ mod python_re;
 mod python_text;
 mod quick;
 mod recurrent;
+mod rejection_sampling;
 mod rng_state;
 mod samplers;
 mod saved_tensors;

@@ -43,6 +43,18 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_distributions_kl.py"),
     ),
     (
+        "torch.distributions.constraints",
+        include_str!("torch_distributions_constraints.py"),
+    ),
+    (
+        "torch.distributions._gamma_family",
+        include_str!("torch_distributions_gamma.py"),
+    ),
+    (
+        "torch._random_samplers",
+        include_str!("torch_random_samplers.py"),
+    ),
+    (
         "torch.utils.data._concat",
         include_str!("torch_utils_data_concat.py"),
     ),
@@ -743,6 +755,12 @@ const MEMBERS: &[(&str, &str, &str)] = &[
         "_set_cuda_sync_enabled_val",
         "torch.profiler",
     ),
+    ("torch", "_standard_gamma", "torch._random_samplers"),
+    ("torch", "_standard_gamma_grad", "torch._random_samplers"),
+    ("torch", "_sample_dirichlet", "torch._random_samplers"),
+    ("torch", "_dirichlet_grad", "torch._random_samplers"),
+    ("torch", "poisson", "torch._random_samplers"),
+    ("torch", "binomial", "torch._random_samplers"),
     ("collections", "deque", "collections._deque"),
     ("collections", "ChainMap", "collections._chainmap"),
     ("string", "Template", "string._template"),

@@ -103,6 +103,8 @@ class Distribution:
         return tuple(sample_shape) + self._batch_shape + self._event_shape
 
     def _check(self, constraint, value):
+        if not isinstance(constraint, str):
+            return constraint.check(value)
         if constraint == "Simplex()":
             return torch.all(value >= 0, dim=-1) & ((value.sum(-1) - 1).abs() < 1e-6)
         if constraint == "IndependentConstraint(Real(), 1)":
@@ -969,3 +971,8 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     term2 = torch.linalg.solve_triangular(q_scale_tril, p_scale_tril, upper=False).pow(2).sum((-2, -1))
     term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+from torch.distributions._gamma_family import (
+    Gamma, Chi2, Beta, Dirichlet, StudentT, Poisson, Binomial,
+)

@@ -12,6 +12,7 @@ pub mod cephes;
 pub mod fill;
 pub mod mt19937;
 pub mod multinomial;
+pub mod samplers;
 pub mod state;
 
 use mt19937::Mt19937;
