@@ -51,6 +51,14 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_distributions_gamma.py"),
     ),
     (
+        "torch.distributions.transforms",
+        include_str!("torch_distributions_transforms.py"),
+    ),
+    (
+        "torch.distributions._transformed",
+        include_str!("torch_distributions_transformed.py"),
+    ),
+    (
         "torch._random_samplers",
         include_str!("torch_random_samplers.py"),
     ),
@@ -323,6 +331,12 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "vsplit", "torch._more_ops"),
     ("torch", "dsplit", "torch._more_ops"),
     ("torch", "signbit", "torch._more_ops"),
+    ("torch", "atanh", "torch._more_ops"),
+    ("torch", "asinh", "torch._more_ops"),
+    ("torch", "acosh", "torch._more_ops"),
+    ("torch", "arctanh", "torch._more_ops"),
+    ("torch", "arcsinh", "torch._more_ops"),
+    ("torch", "arccosh", "torch._more_ops"),
     ("torch", "copysign", "torch._more_ops"),
     ("torch.nn.functional", "pdist", "torch._more_ops"),
     ("torch.linalg", "multi_dot", "torch._more_ops"),

@@ -303,6 +303,14 @@ class Normal(Distribution):
         log_scale = self.scale.log()
         return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
 
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + torch.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+
+    def icdf(self, value):
+        return self.loc + self.scale * torch.erfinv(2 * value - 1) * math.sqrt(2)
+
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + torch.log(self.scale)
 
@@ -976,3 +984,9 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
 from torch.distributions._gamma_family import (
     Gamma, Chi2, Beta, Dirichlet, StudentT, Poisson, Binomial,
 )
+from torch.distributions._transformed import (
+    TransformedDistribution, HalfNormal, HalfCauchy, Cauchy, Gumbel,
+    LogitRelaxedBernoulli, RelaxedBernoulli,
+)
+import torch.distributions.transforms as transforms
+import torch.distributions.constraints as constraints

@@ -376,3 +376,53 @@ def apply_(self, callable):
     values = [callable(v) for v in self.flatten().tolist()]
     self.copy_(torch.tensor(values, dtype=self.dtype).view(self.shape))
     return self
+
+
+def _float_of(input):
+    if not isinstance(input, torch.Tensor):
+        input = torch.tensor(input)
+    return input if input.is_floating_point() else input.to(torch.get_default_dtype())
+
+
+def _in_double(fn, input):
+    # fn over a float32/16 tensor in float64, rounded once (so within an
+    # ulp of the C library's function, as PyTorch's kernels call it).
+    x = _float_of(input)
+    if x.dtype == torch.float64:
+        return fn(x)
+    return fn(x.double()).to(x.dtype)
+
+
+def _atanh(x):
+    return 0.5 * (torch.log1p(x) - torch.log1p(-x))
+
+
+def _asinh(x):
+    a = x.abs()
+    return torch.sign(x) * torch.log1p(a + a * a / (1 + torch.sqrt(1 + a * a)))
+
+
+def _acosh(x):
+    return torch.log(x + torch.sqrt((x - 1) * (x + 1)))
+
+
+def atanh(input):
+    """The inverse hyperbolic tangent, `(log1p(x) - log1p(-x)) / 2` (nan
+    outside [-1, 1], +-inf at +-1)."""
+    return _in_double(_atanh, input)
+
+
+def asinh(input):
+    """The inverse hyperbolic sine, `sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2)))`
+    (no cancellation near 0)."""
+    return _in_double(_asinh, input)
+
+
+def acosh(input):
+    """The inverse hyperbolic cosine, `log(x + sqrt(x^2 - 1))` (nan below 1)."""
+    return _in_double(_acosh, input)
+
+
+arctanh = atanh
+arcsinh = asinh
+arccosh = acosh
