@@ -59,6 +59,10 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_distributions_transformed.py"),
     ),
     (
+        "torch.distributions._mixture",
+        include_str!("torch_distributions_mixture.py"),
+    ),
+    (
         "torch._random_samplers",
         include_str!("torch_random_samplers.py"),
     ),

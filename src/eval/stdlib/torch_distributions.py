@@ -725,6 +725,11 @@ class Independent(Distribution):
     def __repr__(self):
         return f"Independent({self.base_dist!r}, {self.reinterpreted_batch_ndims})"
 
+    def _in_support(self, value):
+        valid, support = self.base_dist._in_support(value)
+        n = self.reinterpreted_batch_ndims
+        return valid, (f"IndependentConstraint({support}, {n})" if n else support)
+
     @property
     def mean(self):
         return self.base_dist.mean
@@ -987,6 +992,9 @@ from torch.distributions._gamma_family import (
 from torch.distributions._transformed import (
     TransformedDistribution, HalfNormal, HalfCauchy, Cauchy, Gumbel,
     LogitRelaxedBernoulli, RelaxedBernoulli,
+)
+from torch.distributions._mixture import (
+    MixtureSameFamily, ExpRelaxedCategorical, RelaxedOneHotCategorical,
 )
 import torch.distributions.transforms as transforms
 import torch.distributions.constraints as constraints
