@@ -6998,3 +6998,40 @@ fn fresh_layers_versions_as_pytorch() {
     );
     assert_eq!(out, ["1 1 1 1 1 1 1 1 1 1 1 1", "1 1 2 1", "1 2 1"]);
 }
+
+/// A class's `__bases__`, `__base__` and `__mro__` (C3 over the program's
+/// classes, then the built-in bases, then `object`), `object` printed as
+/// Python's, and `math.lgamma`/`gamma`/`erf`/`erfc`/`log1p`/`expm1`, as
+/// Python 3.11 and PyTorch 2.15 printed them.
+#[test]
+fn class_bases_and_mro_and_more_math_as_python() {
+    let out = python_printed(
+        "bases_mro",
+        r#"import math
+import torch.nn as nn
+class M(nn.Module): pass
+class N(M): pass
+class E(ValueError): pass
+class A: pass
+class B(A): pass
+class C(A): pass
+class D(B, C): pass
+print(N.__bases__, N.__base__, E.__bases__, A.__bases__, A.__base__)
+print([k.__name__ for k in D.__mro__], [k.__name__ for k in N.__mro__][:3], object)
+print(round(math.lgamma(4.5), 12), round(math.gamma(4.5), 12), round(math.erf(0.5), 12), round(math.erfc(2.0), 12), math.log1p(1e-10), math.expm1(1e-10))
+try:
+    math.lgamma(0)
+except ValueError as e:
+    print("ValueError", e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "(<class '__main__.M'>,) <class '__main__.M'> (<class 'ValueError'>,) (<class 'object'>,) <class 'object'>",
+            "['D', 'B', 'C', 'A', 'object'] ['N', 'M', 'Module'] <class 'object'>",
+            "2.453736570842 11.631728396567 0.520499877813 0.004677734981 9.999999999500001e-11 1.00000000005e-10",
+            "ValueError math domain error",
+        ]
+    );
+}

@@ -407,6 +407,26 @@ impl Interp {
                 }),
                 Some(x) => Ok(x),
                 None if name == "__name__" => Ok(Value::Str(Arc::new(c.short_name().to_string()))),
+                None if name == "__bases__" => Ok(Value::List(Arc::new(bases_of(c)))),
+                None if name == "__base__" => Ok(bases_of(c).swap_remove(0)),
+                None if name == "__mro__" => {
+                    // The class, the program's classes above it, then the
+                    // built-in bases of those, then `object`.
+                    let mut mro = vec![Value::Class(Arc::clone(c))];
+                    mro.extend(c.mro.iter().map(|k| Value::Class(Arc::clone(k))));
+                    for k in std::iter::once(c).chain(c.mro.iter()) {
+                        for b in bases_of(k) {
+                            let known = mro.iter().any(|m| same_value(m, &b));
+                            if !known
+                                && !matches!(&b, Value::Class(o) if Arc::ptr_eq(o, &super::value::object_class()))
+                            {
+                                mro.push(b);
+                            }
+                        }
+                    }
+                    mro.push(Value::Class(super::value::object_class()));
+                    Ok(Value::List(Arc::new(mro)))
+                }
                 None => Err(Error::Attribute {
                     message: format!("type object '{}' has no attribute '{name}'", c.name),
                     help: None,
@@ -867,4 +887,40 @@ fn module_init_args(class: &str, args: &[ArgVal]) -> Result<(), Diagnostic> {
         );
     }
     Ok(())
+}
+
+/// `C.__bases__`: what its parentheses named (`object` for none).
+fn bases_of(c: &Class) -> Vec<Value> {
+    let builtin = |name: &str| {
+        super::docs::functions()
+            .find(|d| d.name == name)
+            .map_or(Value::None, Value::Builtin)
+    };
+    let bases: Vec<Value> = c
+        .bases
+        .iter()
+        .map(|b| match b {
+            Base::Class(k) => Value::Class(Arc::clone(k)),
+            Base::Exception(e) => Value::ExcClass(e),
+            Base::Module => builtin("Module"),
+            Base::Layer(name) => builtin(name),
+            Base::AutogradFunction => builtin("Function"),
+            Base::Dataset => builtin("Dataset"),
+            Base::Sampler => builtin("Sampler"),
+        })
+        .collect();
+    match bases.is_empty() {
+        true => vec![Value::Class(super::value::object_class())],
+        false => bases,
+    }
+}
+
+/// Whether two values of a class's bases are the same class.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Class(x), Value::Class(y)) => Arc::ptr_eq(x, y),
+        (Value::ExcClass(x), Value::ExcClass(y)) => std::ptr::eq(*x, *y),
+        (Value::Builtin(x), Value::Builtin(y)) => std::ptr::eq(*x, *y),
+        _ => false,
+    }
 }

@@ -167,8 +167,11 @@ pub fn repr(v: &Value) -> String {
             format!("<class '{}'>", c.name)
         }
         // Python's builtins print without a module (`<class 'slice'>`).
-        Value::Class(c) if std::sync::Arc::ptr_eq(c, &super::value::slice_class()) => {
-            "<class 'slice'>".to_string()
+        Value::Class(c)
+            if std::sync::Arc::ptr_eq(c, &super::value::slice_class())
+                || std::sync::Arc::ptr_eq(c, &super::value::object_class()) =>
+        {
+            format!("<class '{}'>", c.name)
         }
         Value::Class(c) => format!("<class '{}.{}'>", c.module(), c.name),
         Value::Object(o) if super::user_text::repr_of(o).is_some() => {
