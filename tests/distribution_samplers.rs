@@ -3,7 +3,8 @@
 //! with device ops from cudash's Philox generator (PyTorch's come from
 //! curand, so no numbers can be compared): each distribution's sample
 //! mean lies within six standard errors of its mean, every draw in its
-//! support, on the device, on simulated GPUs and on `emu`. (On the CPU
+//! support, on the device, on simulated GPUs and on `emu`; `nn.RReLU`'s
+//! slopes lie in their bounds. (On the CPU
 //! the draws are PyTorch's own: `tests/pasted/distributions_gamma_family.py`.)
 
 use std::process::Command;
@@ -34,6 +35,12 @@ from torch.distributions import Beta
 y = Beta(c, torch.tensor([3.0, 1.0], device=dev)).rsample((5,))
 y.sum().backward()
 print("grad", y.device, c.grad.device, bool((c.grad == c.grad).all()))
+x = torch.randn(1000, device=dev, requires_grad=True)
+y = torch.nn.RReLU()(x)
+neg = x.detach() <= 0
+s = (y.detach() / x.detach())[neg]
+y.sum().backward()
+print("rrelu", y.device, bool((s >= 0.125).all() and (s <= 1 / 3 + 1e-6).all()), bool((y.detach()[~neg] == x.detach()[~neg]).all()), torch.allclose(x.grad[neg], s))
 "#;
 
 fn run(args: &[&str]) -> String {
@@ -59,7 +66,7 @@ fn run(args: &[&str]) -> String {
 
 fn check(out: &str) {
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 18, "{out}");
+    assert_eq!(lines.len(), 19, "{out}");
     for line in &lines[..16] {
         assert!(!line.contains("False"), "{out}");
     }
@@ -68,6 +75,7 @@ fn check(out: &str) {
     }
     assert_eq!(lines[16], "edges [0.0, 5.0] [0.0, 0.0]", "{out}");
     assert_eq!(lines[17], "grad cuda:0 cuda:0 True", "{out}");
+    assert_eq!(lines[18], "rrelu cuda:0 True True True", "{out}");
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! `torch._sample_dirichlet`, `torch.poisson` and `torch.binomial` (and
 //! draws a GPU tensor's with device ops). `a` and `b` come contiguous,
 //! checked and of one shape; kinds: `gamma`, `dirichlet`, `poisson`,
-//! `binomial`.
+//! `binomial`, and `rrelu` (`_cudash.cpu_sample("rrelu", x, lower, upper)`:
+//! `nn.RReLU`'s random slopes, 1 where x is above zero).
 
 use std::sync::Arc;
 
@@ -82,6 +83,24 @@ impl Interp {
                     .iter()
                     .zip(p)
                     .map(|(&count, p)| samplers::binomial(g, count, p, elem))
+                    .collect()
+            }
+            "rrelu" => {
+                // `_rrelu_with_noise_train`: a slope drawn in double from
+                // the float bounds for each element at or below zero, 1
+                // above.
+                let bound = |k: usize| match args.get(k).map(|a| &a.value) {
+                    Some(Value::Float(f)) => Ok(f64::from(f.get() as f32)),
+                    Some(Value::Int(i)) => Ok(f64::from(*i as f32)),
+                    _ => Err(Error::type_error("rrelu needs its bounds").at(span)),
+                };
+                let (lower, upper) = (bound(2)?, bound(3)?);
+                values
+                    .iter()
+                    .map(|&x| match x <= 0.0 {
+                        true => rounded(g.uniform_f64(lower, upper), dtype),
+                        false => 1.0,
+                    })
                     .collect()
             }
             _ => return Err(at(Error::value(format!("no sampler `{kind}`")))),

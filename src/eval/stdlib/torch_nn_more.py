@@ -10,6 +10,7 @@ with: PyTorch's for the first three families but that a 4-d
 PyTorch pools with `avg_pool3d` (the same numbers), and
 `MultiMarginLossBackward0` is its parts here."""
 import math
+import _cudash
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -643,3 +644,72 @@ def embedding_renorm_(weight, indices, max_norm, norm_type):
         scale = (max_norm / (norms.double() + 1e-7)).to(weight.dtype)
         weight[picked] = torch.where(norms > max_norm, rows * scale, rows)
     return weight
+
+
+class RreluWithNoise(torch.autograd.Function):
+    """`x * noise`, the gradient `grad * noise` (PyTorch's
+    `RreluWithNoiseBackward0`)."""
+
+    @staticmethod
+    def forward(ctx, input, noise):
+        ctx.save_for_backward(noise)
+        return input * noise
+
+    @staticmethod
+    def backward(ctx, grad):
+        (noise,) = ctx.saved_tensors
+        return grad * noise, None
+
+
+def _rrelu_noise(input, lower, upper):
+    # A slope uniform in [lower, upper) for each element at or below 0, 1
+    # above: PyTorch's CPU kernel's draws on its generator; on a GPU drawn
+    # with device ops (PyTorch's curand draws differ).
+    with torch.no_grad():
+        if input.device.type == "cpu":
+            return _cudash.cpu_sample("rrelu", input.contiguous(), float(lower), float(upper))
+        slopes = torch.rand_like(input) * (upper - lower) + lower
+        return torch.where(input <= 0, slopes, torch.ones_like(input))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """The randomized leaky ReLU: in training each negative element's slope
+    is drawn uniformly from [lower, upper]; in evaluation it is their mean
+    (a `leaky_relu`)."""
+    if upper < lower:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training and (inplace or not (input.requires_grad and torch.is_grad_enabled())):
+        return F.leaky_relu(input, (lower + upper) / 2, inplace)
+    if not training:
+        # PyTorch records its RReLU node in evaluation too (the mean slope).
+        with torch.no_grad():
+            slope = torch.full_like(input, (lower + upper) / 2)
+            noise = torch.where(input <= 0, slope, torch.ones_like(input))
+        return RreluWithNoise.apply(input, noise)
+    noise = _rrelu_noise(input, lower, upper)
+    if inplace:
+        return input.mul_(noise)
+    if input.requires_grad and torch.is_grad_enabled():
+        return RreluWithNoise.apply(input, noise)
+    return input * noise
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+class RReLU(nn.Module):
+    __module__ = "torch.nn.modules.activation"
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
