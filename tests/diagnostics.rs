@@ -179,9 +179,12 @@ diagnostic!(import_numpy, "import numpy.linalg as la");
 diagnostic!(import_unknown_module, "import sqlite3");
 diagnostic!(
     torch_name_cudash_lacks,
-    "import torch.nn as nn\nnn.CTCLoss(blank=0)"
+    "import torch.nn as nn\nnn.LazyLinear(10)"
 );
-diagnostic!(import_a_name_cudash_lacks, "from torch.nn import CTCLoss");
+diagnostic!(
+    import_a_name_cudash_lacks,
+    "from torch.nn import LazyLinear"
+);
 diagnostic!(indented_block_missing, "def f(x):\nreturn x");
 diagnostic!(unexpected_indent, "if true:\n    a = 1\n      b = 2");
 diagnostic!(unindent_between_levels, "if true:\n    a = 1\n  b = 2");

@@ -88,9 +88,9 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "cudash has no `torch.fft`",
         ),
         (
-            "from torch.nn import CTCLoss",
+            "from torch.nn import LazyLinear",
             "AttributeError",
-            "cudash has no `torch.nn.CTCLoss`",
+            "cudash has no `torch.nn.LazyLinear`",
         ),
         (
             "import torchvision.ops",

@@ -713,3 +713,196 @@ class RReLU(nn.Module):
     def extra_repr(self):
         inplace_str = ", inplace=True" if self.inplace else ""
         return f"lower={self.lower}, upper={self.upper}{inplace_str}"
+
+
+# ---- CTC loss --------------------------------------------------------------
+
+
+def _lse3(a, b, c):
+    # log(exp(a) + exp(b) + exp(c)) as PyTorch's CPU CTC kernel computes
+    # it: shifted by the largest (0 where all are -inf).
+    m = torch.maximum(torch.maximum(a, b), c)
+    m = torch.where(m == -math.inf, torch.zeros_like(m), m)
+    return ((a - m).exp() + (b - m).exp() + (c - m).exp()).log() + m
+
+
+def _ctc_labels(targets, target_lengths, batch, blank):
+    # The extended labels l' ([N, 2 S + 1]: blanks around each target) and
+    # where a path may skip the blank before a label.
+    S = max(max(target_lengths), 0) if target_lengths else 0
+    rows = []
+    if targets.dim() == 1:
+        start = 0
+        for n in range(batch):
+            rows.append(targets[start:start + target_lengths[n]])
+            start += target_lengths[n]
+    else:
+        rows = [targets[n, :target_lengths[n]] for n in range(batch)]
+    padded = torch.full((batch, S), blank, dtype=torch.long, device=targets.device)
+    for n in range(batch):
+        if target_lengths[n]:
+            padded[n, :target_lengths[n]] = rows[n].long()
+    labels = torch.full((batch, 2 * S + 1), blank, dtype=torch.long, device=targets.device)
+    labels[:, 1::2] = padded
+    skip = torch.zeros((batch, 2 * S + 1), dtype=torch.bool, device=targets.device)
+    if S > 1:
+        skip[:, 3::2] = padded[:, 1:] != padded[:, :-1]
+    return labels, skip
+
+
+def _shift(x, k):
+    # x moved k places right along the last dim, -inf coming in.
+    if k == 0:
+        return x
+    pad = torch.full(tuple(x.shape[:-1]) + (k,), -math.inf, dtype=x.dtype, device=x.device)
+    return torch.cat([pad, x[..., :-k]], -1)
+
+
+def _unshift(x, k):
+    pad = torch.full(tuple(x.shape[:-1]) + (k,), -math.inf, dtype=x.dtype, device=x.device)
+    return torch.cat([x[..., k:], pad], -1)
+
+
+def _ctc_alpha(lp, labels, skip, input_lengths, target_lengths):
+    # Forward variables [T, N, 2S+1] and each sequence's negative log
+    # likelihood.
+    T, N, _ = lp.shape
+    L = labels.shape[1]
+    emit = lp.gather(2, labels.unsqueeze(0).expand(T, N, L))
+    pos = torch.arange(L, device=lp.device)
+    tl = torch.tensor(target_lengths, device=lp.device)
+    il = torch.tensor(input_lengths, device=lp.device)
+    first = torch.where(pos <= 1, emit[0], torch.full_like(emit[0], -math.inf))
+    first = torch.where(pos.unsqueeze(0) < (2 * tl + 1).unsqueeze(1), first, torch.full_like(first, -math.inf))
+    alphas = [first]
+    a = first
+    for t in range(1, T):
+        skipped = torch.where(skip, _shift(a, 2), torch.full_like(a, -math.inf))
+        step = _lse3(a, _shift(a, 1), skipped) + emit[t]
+        a = torch.where((t < il).unsqueeze(1), step, a)
+        alphas.append(a)
+    alpha = torch.stack(alphas)
+    end = 2 * tl
+    last = a.gather(1, end.unsqueeze(1)).squeeze(1)
+    before = a.gather(1, (end - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
+    before = torch.where(tl > 0, before, torch.full_like(before, -math.inf))
+    m = torch.maximum(last, before)
+    m = torch.where(m == -math.inf, torch.zeros_like(m), m)
+    nll = -(((last - m).exp() + (before - m).exp()).log() + m)
+    return alpha, emit, nll
+
+
+def _ctc_grad(lp, labels, skip, input_lengths, target_lengths, alpha, emit, nll):
+    # d nll / d log_probs [T, N, C], PyTorch's formula:
+    # exp(lp) - exp(log sum over s with l'(s) = c of alpha beta + nll - lp).
+    T, N, C = lp.shape
+    L = labels.shape[1]
+    pos = torch.arange(L, device=lp.device)
+    tl = torch.tensor(target_lengths, device=lp.device)
+    il = torch.tensor(input_lengths, device=lp.device)
+    inf = torch.full((N, L), -math.inf, dtype=lp.dtype, device=lp.device)
+    ends = (pos.unsqueeze(0) == (2 * tl).unsqueeze(1)) | (pos.unsqueeze(0) == (2 * tl - 1).unsqueeze(1))
+    b = inf
+    betas = [None] * T
+    for t in range(T - 1, -1, -1):
+        skipped = torch.where(_unshift(skip, 2) if L > 2 else torch.zeros_like(skip), _unshift(b, 2), inf)
+        step = _lse3(b, _unshift(b, 1), skipped) + emit[t]
+        init = torch.where(ends, emit[t], inf)
+        at_end = (t == il - 1).unsqueeze(1)
+        inside = (t < il - 1).unsqueeze(1)
+        b = torch.where(at_end, init, torch.where(inside, step, inf))
+        betas[t] = b
+    beta = torch.stack(betas)
+    ab = alpha + beta
+    m = ab.max(-1, keepdim=True).values
+    m = torch.where(m == -math.inf, torch.zeros_like(m), m)
+    summed = torch.zeros((T, N, C), dtype=lp.dtype, device=lp.device)
+    summed = summed.scatter_add(2, labels.unsqueeze(0).expand(T, N, L), (ab - m).exp())
+    lcab = summed.log() + m
+    grad = lp.exp() - (lcab + nll.view(1, N, 1) - lp).exp()
+    valid = (torch.arange(T, device=lp.device).unsqueeze(1) < il.unsqueeze(0)).unsqueeze(2)
+    return torch.where(valid, grad, torch.zeros_like(grad))
+
+
+class CtcLoss(torch.autograd.Function):
+    """Each sequence's negative log likelihood; its gradient PyTorch's
+    (`CtcLossBackward0`)."""
+
+    @staticmethod
+    def forward(ctx, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+        with torch.no_grad():
+            labels, skip = _ctc_labels(targets, target_lengths, log_probs.shape[1], blank)
+            alpha, emit, nll = _ctc_alpha(log_probs, labels, skip, input_lengths, target_lengths)
+        ctx.save_for_backward(log_probs, alpha, emit, nll)
+        ctx.rest = (labels, skip, input_lengths, target_lengths, zero_infinity)
+        if zero_infinity:
+            nll = torch.where(nll == math.inf, torch.zeros_like(nll), nll)
+        return nll
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        log_probs, alpha, emit, nll = ctx.saved_tensors
+        labels, skip, input_lengths, target_lengths, zero_infinity = ctx.rest
+        with torch.no_grad():
+            grad = _ctc_grad(log_probs, labels, skip, input_lengths, target_lengths, alpha, emit, nll)
+            if zero_infinity:
+                grad = torch.where((nll == math.inf).view(1, -1, 1), torch.zeros_like(grad), grad)
+            grad = grad * grad_out.view(1, -1, 1)
+        return grad, None, None, None, None, None
+
+
+def _lengths(v, name):
+    if isinstance(v, torch.Tensor):
+        return [int(x) for x in v.reshape(-1).tolist()]
+    return [int(x) for x in v]
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """The Connectionist Temporal Classification loss of `log_probs`
+    [T, N, C] (log-softmax outputs over time; [T, C] unbatched) against
+    `targets` ([N, S] padded, or all targets concatenated), as PyTorch's
+    (the forward variables summed in log space, PyTorch's gradient)."""
+    unbatched = log_probs.dim() == 2
+    il = _lengths(input_lengths, "input_lengths")
+    tl = _lengths(target_lengths, "target_lengths")
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+        if targets.dim() == 1 and len(tl) == 1:
+            targets = targets.unsqueeze(0)
+    T, N, C = log_probs.shape
+    if len(il) != N:
+        raise RuntimeError(f"input_lengths must be of size batch_size, but got {len(il)} and {N}")
+    if len(tl) != N:
+        raise RuntimeError(f"target_lengths must be of size batch_size, but got {len(tl)} and {N}")
+    for n in range(N):
+        if il[n] > T:
+            raise RuntimeError(
+                f"Expected input_lengths to have value at most {T}, but got value {il[n]} "
+                f"(while checking arguments for ctc_loss_cpu)")
+    if blank < 0 or blank >= C:
+        raise RuntimeError("blank must be in label range")
+    nll = CtcLoss.apply(log_probs, targets, il, tl, blank, zero_infinity)
+    if unbatched:
+        nll = nll.squeeze(0)
+    if reduction == "mean":
+        lengths = torch.tensor(tl, dtype=nll.dtype, device=nll.device).clamp(min=1)
+        if unbatched:
+            return nll / lengths[0]
+        return (nll / lengths).mean()
+    if reduction == "sum":
+        return nll.sum()
+    return nll
+
+
+class CTCLoss(nn.Module):
+    __module__ = "torch.nn.modules.loss"
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__()
+        self.blank = blank
+        self.reduction = reduction
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                        self.reduction, self.zero_infinity)
