@@ -275,8 +275,19 @@ fn extra_repr(m: &super::Module) -> String {
                 py_bool(*elementwise_affine && *bias)
             )
         }
-        Layer::Conv { shown, .. }
-        | Layer::Pool { shown, .. }
+        // `bias=False` as the layer is now (`fuse_conv_bn_eval` gives a
+        // bias to a convolution made without one), before `padding_mode`.
+        Layer::Conv { shown, .. } => {
+            let plain = shown.replace(", bias=False", "");
+            match has_bias(m) {
+                true => plain,
+                false => match plain.find(", padding_mode=") {
+                    Some(k) => format!("{}, bias=False{}", &plain[..k], &plain[k..]),
+                    None => plain + ", bias=False",
+                },
+            }
+        }
+        Layer::Pool { shown, .. }
         | Layer::MaxUnpool { shown, .. }
         | Layer::AdaptivePool { shown, .. } => shown.clone(),
         Layer::Embedding {

@@ -63,6 +63,10 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_distributions_mixture.py"),
     ),
     (
+        "torch.nn.utils.fusion",
+        include_str!("torch_nn_utils_fusion.py"),
+    ),
+    (
         "torch._random_samplers",
         include_str!("torch_random_samplers.py"),
     ),
@@ -464,6 +468,26 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ),
     ("torch.nn", "ChannelShuffle", "torch.nn._more"),
     ("torch.nn", "RReLU", "torch.nn._more"),
+    (
+        "torch.nn.utils",
+        "fuse_conv_bn_eval",
+        "torch.nn.utils.fusion",
+    ),
+    (
+        "torch.nn.utils",
+        "fuse_conv_bn_weights",
+        "torch.nn.utils.fusion",
+    ),
+    (
+        "torch.nn.utils",
+        "fuse_linear_bn_eval",
+        "torch.nn.utils.fusion",
+    ),
+    (
+        "torch.nn.utils",
+        "fuse_linear_bn_weights",
+        "torch.nn.utils.fusion",
+    ),
     ("torch.nn", "CTCLoss", "torch.nn._more"),
     ("torch.nn.functional", "ctc_loss", "torch.nn._more"),
     ("torch", "ctc_loss", "torch.nn._more"),
