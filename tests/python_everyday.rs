@@ -7035,3 +7035,27 @@ except ValueError as e:
         ]
     );
 }
+
+/// A torch.Size sliced, joined with a tuple on either side or repeated is
+/// a torch.Size (`x.shape[:-1] + (-1,)`), an index an int, as PyTorch
+/// 2.15 printed them.
+#[test]
+fn torch_size_slices_and_joins_as_pytorch() {
+    let out = python_printed(
+        "size_slices",
+        r#"import torch
+s = torch.zeros(2, 3, 4).shape
+print(s[1:], type(s[1:]).__name__, s[-1], s[:0], s[::-1])
+print(torch.Size([1, 2]) + (3,), (3,) + torch.Size([1]), s * 2, s[:-1] + (-1,))
+print(torch.zeros(s[1:]).shape, s[1:] == (3, 4), list(s[1:]), isinstance(s[1:], tuple))
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "torch.Size([3, 4]) Size 4 torch.Size([]) torch.Size([4, 3, 2])",
+            "torch.Size([1, 2, 3]) torch.Size([3, 1]) torch.Size([2, 3, 4, 2, 3, 4]) torch.Size([2, 3, -1])",
+            "torch.Size([3, 4]) True [3, 4] True",
+        ]
+    );
+}

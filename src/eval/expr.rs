@@ -239,8 +239,13 @@ impl Interp {
                 let key = self.group_key(items, span, d)?;
                 return super::param_group::group_get(&g.0, g.1, &key).map_err(|e| e.at(span));
             }
-            Value::List(list) | Value::Size(list) => {
-                return self.list_get(list, false, items, span, d)
+            Value::List(list) => return self.list_get(list, false, items, span, d),
+            // `x.shape[1:]` is a torch.Size too; `x.shape[0]` an int.
+            Value::Size(list) => {
+                return Ok(match self.list_get(list, false, items, span, d)? {
+                    Value::List(part) => Value::Size(part),
+                    one => one,
+                })
             }
             // A named tuple's `r[0]`, `r[-1]`, `r[:2]`: its fields' values.
             Value::Object(o) if o.class.tuple => {

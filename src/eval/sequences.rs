@@ -17,6 +17,24 @@ const MOST_ITEMS: usize = 1 << 28;
 /// None when neither is one (or the op is the tensor's: `==` of lists is
 /// answered by `equal`).
 pub(super) fn sequence_binary(op: BinOp, a: &Value, b: &Value) -> Option<Result<Value, Error>> {
+    // A torch.Size joined with a tuple (either side) or repeated is a
+    // torch.Size (`x.shape[:-1] + (-1,)`), as PyTorch's.
+    match (a, b, op) {
+        (Value::Size(x), Value::Size(y) | Value::List(y), BinOp::Elementwise(BinaryOp::Add))
+        | (Value::List(x), Value::Size(y), BinOp::Elementwise(BinaryOp::Add)) => {
+            let mut items = x.to_vec();
+            items.extend(y.iter().cloned());
+            return Some(Ok(Value::Size(std::sync::Arc::new(items))));
+        }
+        (Value::Size(x), Value::Int(n), BinOp::Elementwise(BinaryOp::Mul))
+        | (Value::Int(n), Value::Size(x), BinOp::Elementwise(BinaryOp::Mul)) => {
+            return Some(repeat(&Value::List(x.clone()), *n).map(|v| match v {
+                Value::List(items) => Value::Size(items),
+                other => other,
+            }));
+        }
+        _ => {}
+    }
     let is_seq = |v: &Value| matches!(v, Value::List(_) | Value::MutList(_));
     if !is_seq(a) && !is_seq(b) {
         return None;

@@ -385,6 +385,141 @@ class Conv3d(nn.Module):
         return s
 
 
+def _stuff(x, dim, stride):
+    # stride - 1 zeros between the elements along dim (a transposed
+    # convolution's input spread out), through pad and reshape.
+    if stride == 1:
+        return x
+    x = x.movedim(dim, -1)
+    n = x.shape[-1]
+    y = F.pad(x.unsqueeze(-1), (0, stride - 1)).reshape(tuple(x.shape[:-1]) + (n * stride,))
+    return y[..., : (n - 1) * stride + 1].movedim(-1, dim)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """The transposed 3-d convolution (the gradient of `conv3d` with respect
+    to its input) of [N, Cin, D, H, W] by weight [Cin, Cout / groups, kd,
+    kh, kw]: the input spread out by the stride, padded by `dilation * (k -
+    1) - padding` (and `output_padding` at the end), convolved with the
+    flipped weight. Values agree with PyTorch's to rounding; the graph is
+    those ops' (PyTorch's is one `ConvolutionBackward0`)."""
+    batched = input.dim() == 5
+    if input.dim() not in (4, 5):
+        raise RuntimeError(
+            f"Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: {list(input.shape)}")
+    x = input if batched else input.unsqueeze(0)
+    cin, cg, kd, kh, kw = weight.shape
+    if x.shape[1] != cin:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} "
+            f"to have {cin} channels, but got {x.shape[1]} channels instead")
+    strides, pads, outs, dils = _triple(stride), _triple(padding), _triple(output_padding), _triple(dilation)
+    for k in range(3):
+        if outs[k] >= max(strides[k], dils[k]):
+            raise RuntimeError("output padding must be smaller than either stride or dilation, "
+                               f"but got output_padding_depth: {outs[0]} output_padding_height: {outs[1]} "
+                               f"output_padding_width: {outs[2]} stride_depth: {strides[0]} "
+                               f"stride_height: {strides[1]} stride_width: {strides[2]} dilation_depth: {dils[0]} "
+                               f"dilation_height: {dils[1]} dilation_width: {dils[2]}")
+    for k in range(3):
+        x = _stuff(x, 2 + k, strides[k])
+    # Padding each side by dilation * (k - 1) - padding: a negative amount
+    # crops.
+    sizes = (kd, kh, kw)
+    amounts = []
+    for k in (2, 1, 0):
+        edge = dils[k] * (sizes[k] - 1) - pads[k]
+        amounts += [edge, edge + outs[k]]
+    x = F.pad(x, tuple(max(a, 0) for a in amounts))
+    crops = [max(-a, 0) for a in amounts]
+    if any(crops):
+        (w0, w1, h0, h1, d0, d1) = crops
+        x = x[:, :, d0: x.shape[2] - d1, h0: x.shape[3] - h1, w0: x.shape[4] - w1]
+    w = weight.reshape((groups, cin // groups, cg, kd, kh, kw)).transpose(1, 2)
+    w = w.reshape((groups * cg, cin // groups, kd, kh, kw)).flip(2, 3, 4)
+    y = conv3d(x, w, bias, 1, 0, dils, groups)
+    return y if batched else y.squeeze(0)
+
+
+class ConvTranspose3d(nn.Module):
+    __module__ = "torch.nn.modules.conv"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _triple(kernel_size)
+        self.stride = _triple(stride)
+        self.padding = _triple(padding)
+        self.output_padding = _triple(output_padding)
+        self.dilation = _triple(dilation)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        kw = {"device": device, "dtype": dtype}
+        self.weight = nn.Parameter(torch.empty((in_channels, out_channels // groups) + self.kernel_size, **kw))
+        if bias:
+            self.bias = nn.Parameter(torch.empty(out_channels, **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * self.kernel_size[0] * self.kernel_size[1] * self.kernel_size[2]
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                nn.init.uniform_(self.bias, -bound, bound)
+
+    def _output_padding(self, input, output_size):
+        if output_size is None:
+            return self.output_padding
+        requested = output_size
+        output_size = list(output_size)[-3:]
+        spatial = list(input.shape)[-3:]
+        result = []
+        for d in range(3):
+            least = ((spatial[d] - 1) * self.stride[d] - 2 * self.padding[d]
+                     + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
+            most = least + self.stride[d] - 1
+            if not least <= output_size[d] <= most:
+                raise ValueError(
+                    f"requested an output size of {requested}, but valid sizes range from "
+                    f"{[(spatial[k] - 1) * self.stride[k] - 2 * self.padding[k] + self.dilation[k] * (self.kernel_size[k] - 1) + 1 for k in range(3)]} to "
+                    f"{[(spatial[k] - 1) * self.stride[k] - 2 * self.padding[k] + self.dilation[k] * (self.kernel_size[k] - 1) + self.stride[k] for k in range(3)]} "
+                    f"(for an input of {input.shape[-3:]})")
+            result.append(output_size[d] - least)
+        return tuple(result)
+
+    def forward(self, input, output_size=None):
+        out = self._output_padding(input, output_size)
+        return conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, out,
+                                self.groups, self.dilation)
+
+    def extra_repr(self):
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0, 0, 0):
+            s += f", padding={self.padding}"
+        if self.dilation != (1, 1, 1):
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0, 0, 0):
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
 class MaxPool3d(nn.Module):
     __module__ = "torch.nn.modules.pooling"
 
