@@ -1,6 +1,6 @@
-//! `F.interpolate` / `nn.Upsample` over sequences [N, C, L] and images
-//! [N, C, H, W]: `nearest`, `nearest-exact`, `linear`, `bilinear` and
-//! `bicubic` (images only), as
+//! `F.interpolate` / `nn.Upsample` over sequences [N, C, L], images
+//! [N, C, H, W] and volumes [N, C, D, H, W]: `nearest`, `nearest-exact`,
+//! `linear`, `bilinear`, `trilinear` and `bicubic` (images only), as
 //! PyTorch's kernels place their samples (`aten/src/ATen/native/UpSample.h`:
 //! `nearest_idx`, `area_pixel_compute_source_index`), with PyTorch's
 //! nodes (`UpsampleNearest2DBackward0`, `UpsampleBilinear2DBackward0`...).
@@ -51,6 +51,7 @@ impl Interpolation {
             (Interpolation::Nearest, _) => "nearest",
             (Interpolation::NearestExact, _) => "nearest-exact",
             (Interpolation::Linear { .. }, 1) => "linear",
+            (Interpolation::Linear { .. }, 3) => "trilinear",
             (Interpolation::Linear { .. }, _) => "bilinear",
             (Interpolation::Cubic { .. }, _) => "bicubic",
             (Interpolation::Antialias { cubic: false, .. }, _) => "bilinear",
@@ -71,10 +72,13 @@ impl Interpolation {
     fn node(&self, dims: usize) -> &'static str {
         match (self, dims) {
             (Interpolation::Nearest, 1) => "UpsampleNearest1DBackward0",
+            (Interpolation::Nearest, 3) => "UpsampleNearest3DBackward0",
             (Interpolation::Nearest, _) => "UpsampleNearest2DBackward0",
             (Interpolation::NearestExact, 1) => "UpsampleNearestExact1DBackward0",
+            (Interpolation::NearestExact, 3) => "UpsampleNearestExact3DBackward0",
             (Interpolation::NearestExact, _) => "UpsampleNearestExact2DBackward0",
             (Interpolation::Linear { .. }, 1) => "UpsampleLinear1DBackward0",
+            (Interpolation::Linear { .. }, 3) => "UpsampleTrilinear3DBackward0",
             (Interpolation::Linear { .. }, _) => "UpsampleBilinear2DBackward0",
             (Interpolation::Cubic { .. }, _) => "UpsampleBicubic2DBackward0",
             (Interpolation::Antialias { cubic: false, .. }, _) => "UpsampleBilinear2DAaBackward0",
@@ -320,7 +324,7 @@ pub fn upsample(
             help: Some("bicubic takes images: [N, C, H, W]".into()),
         });
     }
-    if !(1..=2).contains(&dims) || x.ndim() != dims + 2 {
+    if !(1..=3).contains(&dims) || x.ndim() != dims + 2 {
         return Err(Error::Module {
             class: "NotImplementedError",
             message: format!(
@@ -329,14 +333,14 @@ pub fn upsample(
                 how.mode(dims),
                 dims + 2
             ),
-            help: Some("interpolate takes [N, C, L] (linear) or [N, C, H, W] (bilinear, bicubic); trilinear is not in cudash yet".into()),
+            help: Some("interpolate takes [N, C, L] (linear), [N, C, H, W] (bilinear, bicubic) or [N, C, D, H, W] (trilinear)".into()),
         });
     }
     // PyTorch's CPU kernels' names in its refusal of integers.
     let kernel = match (how, dims) {
-        (Interpolation::Linear { .. }, 1) => "compute_indices_weights_linear",
+        (Interpolation::Linear { .. }, 1 | 3) => "compute_indices_weights_linear",
         (Interpolation::Linear { .. }, _) => "upsample_bilinear2d_channels_last",
-        (_, 1) => "compute_indices_weights_nearest",
+        (_, 1 | 3) => "compute_indices_weights_nearest",
         (_, _) => "upsample_nearest2d_channels_last",
     };
     let spatial = &x.shape()[2..];
@@ -683,6 +687,29 @@ pub fn upsample_backward(
         rt.index_put_add(&zeros, &tap.items, &share)?;
     }
     Ok(zeros)
+}
+
+/// PyTorch's check that each linear mode gets inputs of its own number of
+/// dims (`linear` [N, C, L], `bilinear` [N, C, H, W], `trilinear` [N, C,
+/// D, H, W]).
+pub fn check_mode_dims(mode: &str, x: &Tensor) -> R<()> {
+    let needs = match mode {
+        "linear" => 3,
+        "bilinear" => 4,
+        "trilinear" => 5,
+        _ => return Ok(()),
+    };
+    match x.ndim() == needs || !(3..=5).contains(&x.ndim()) {
+        true => Ok(()),
+        false => Err(Error::Module {
+            class: "NotImplementedError",
+            message: format!(
+                "Got {}D input, but {mode} mode needs {needs}D input",
+                x.ndim()
+            ),
+            help: None,
+        }),
+    }
 }
 
 /// `F.interpolate(x, size, scale_factor, ...)`: the output size from

@@ -656,6 +656,7 @@ fn settings(
             how,
             recompute_scale_factor,
             shown,
+            ..
         } => {
             // As the program gave them: an int size or a tuple, one float
             // scale or a tuple of floats (its shown settings keep which).

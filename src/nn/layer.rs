@@ -189,6 +189,9 @@ pub enum Layer {
         recompute_scale_factor: bool,
         /// The settings as PyTorch prints them.
         shown: String,
+        /// The mode's name (`bilinear`): each linear mode takes inputs of
+        /// its own number of dims.
+        mode: String,
     },
     /// `PixelShuffle(r)`, or `PixelUnshuffle(r)` (`inverse`).
     PixelShuffle {

@@ -608,15 +608,19 @@ pub fn forward(
             scale,
             how,
             recompute_scale_factor,
+            mode: name,
             ..
-        } => crate::autograd::upsample::interpolate(
-            rt,
-            mode,
-            x,
-            (size.as_deref(), scale.as_deref()),
-            *how,
-            *recompute_scale_factor,
-        ),
+        } => {
+            crate::autograd::upsample::check_mode_dims(name, x)?;
+            crate::autograd::upsample::interpolate(
+                rt,
+                mode,
+                x,
+                (size.as_deref(), scale.as_deref()),
+                *how,
+                *recompute_scale_factor,
+            )
+        }
         Layer::PixelShuffle { factor, inverse } => {
             crate::autograd::pixel_shuffle::pixel_shuffle(rt, mode, x, *factor, *inverse)
         }

@@ -86,19 +86,12 @@ fn interpolation(
     let how = match mode {
         "nearest" => Interpolation::Nearest,
         "nearest-exact" => Interpolation::NearestExact,
-        "linear" | "bilinear" => Interpolation::Linear {
+        "linear" | "bilinear" | "trilinear" => Interpolation::Linear {
             align_corners: align_corners.unwrap_or(false),
         },
         "bicubic" => Interpolation::Cubic {
             align_corners: align_corners.unwrap_or(false),
         },
-        "trilinear" => {
-            return Err(Error::value_help(
-                format!("interpolate's mode '{mode}' is not in cudash yet"),
-                "nearest, nearest-exact, linear, bilinear, bicubic and area are",
-            )
-            .at(b.span_of("mode")))
-        }
         other => {
             return Err(Error::Module {
                 class: "NotImplementedError",
@@ -150,6 +143,7 @@ pub(super) fn interpolate(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     if mode == "area" {
         return area(me, &x, (size, scale), b);
     }
+    upsample::check_mode_dims(&mode, &x).map_err(|e| e.at(b.span_of("mode")))?;
     let mut how = interpolation(&mode, align_corners(b)?, b)?;
     if b.bool("antialias", false)? {
         how = match how {
@@ -318,6 +312,7 @@ pub(super) fn layer(_me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 how,
                 recompute_scale_factor,
                 shown: format!("{shown}, mode='{mode}'"),
+                mode,
             };
             module(name, layer)
         }
