@@ -31,3 +31,15 @@ try:
     nn.Upsample(scale_factor=2, mode="bilinear")(torch.zeros(1, 1, 2, 2, 2))
 except NotImplementedError as e:
     print("NotImplementedError", e)
+# Adaptive 3-d pools to any size (uneven and overlapping windows) and the
+# area mode of a volume.
+v = torch.randn(2, 3, 5, 7, 6).to(device).requires_grad_()
+for size in [(2, 3, 4), (3, 3, 3), (7, 9, 2), (5, 7, 3)]:
+    a = F.adaptive_avg_pool3d(v, size)
+    m = F.adaptive_max_pool3d(v, size)
+    print(size, a.shape, r(a[1, 2, -1]), r(m[0, 1, 0]))
+    v.grad = None
+    (a.sum() + m.square().sum()).backward()
+    print(r(v.grad[0, 0, 0, :2]))
+print(r(F.interpolate(v, size=(3, 4, 5), mode="area")[0, 0, 1]), r(F.interpolate(v, scale_factor=2, mode="area")[1, 1, 2, 3]))
+print(nn.AdaptiveAvgPool3d((2, None, 3))(v).shape)

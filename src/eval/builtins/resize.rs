@@ -190,13 +190,13 @@ fn area(
         .at(b.span_of("align_corners")));
     }
     let spatial = x.ndim().saturating_sub(2);
-    if !matches!(spatial, 1 | 2) {
+    if !matches!(spatial, 1..=3) {
         return Err(Error::value_help(
             format!(
-                "interpolate's mode 'area' of a {}-D input is not in cudash yet",
+                "interpolate's mode 'area' of a {}-D input is not in cudash",
                 x.ndim()
             ),
-            "a 3-D (N, C, L) or 4-D (N, C, H, W) input is",
+            "a 3-D (N, C, L), 4-D (N, C, H, W) or 5-D (N, C, D, H, W) input is",
         )
         .at(b.span_of("input")));
     }
@@ -228,6 +228,14 @@ fn area(
             return Err(Error::value("either size or scale_factor should be defined").at(b.span))
         }
     };
+    // A volume's: `adaptive_avg_pool3d` (`stdlib/torch_nn_more.py`).
+    if spatial == 3 {
+        let size = Value::List(std::sync::Arc::new(
+            out.iter().map(|&n| Value::Int(n as i64)).collect(),
+        ));
+        let args = vec![Value::Tensor(std::sync::Arc::clone(x)), size];
+        return me.call_stdlib("torch.nn._more", "adaptive_avg_pool3d", args, b.span);
+    }
     let target = match spatial {
         1 => (1, out[0]),
         _ => (out[0], out[1]),

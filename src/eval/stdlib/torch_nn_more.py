@@ -303,32 +303,42 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return y if batched else y.squeeze(0)
 
 
-def _adaptive3d(input, output_size, reduce):
+def _adaptive3d(input, output_size, reduce, pools):
     size = _triple(output_size)
     batched = input.dim() == 5
     x = input if batched else input.unsqueeze(0)
     n, c, d, h, w = x.shape
     size = tuple(s if s is not None else dim for s, dim in zip(size, (d, h, w)))
-    for s, dim in zip(size, (d, h, w)):
-        if dim % s != 0:
-            raise NotImplementedError(
-                "cudash's adaptive 3-d pools need output sizes that divide the input's")
     od, oh, ow = size
-    x = x.reshape(n, c, od, d // od, oh, h // oh, ow, w // ow)
-    y = reduce(x, (3, 5, 7))
+    if all(dim % s == 0 for s, dim in zip(size, (d, h, w))):
+        # Even windows: each one reduced at once.
+        x = x.reshape(n, c, od, d // od, oh, h // oh, ow, w // ow)
+        y = reduce(x, (3, 5, 7))
+    else:
+        # Uneven or overlapping windows (PyTorch's start = floor(i * in /
+        # out), end = ceil((i + 1) * in / out)) are boxes, so reduced over
+        # height and width first, then over depth.
+        pool2d, pool1d = pools
+        y = pool2d(x.reshape(n, c * d, h, w), (oh, ow))
+        y = y.reshape(n, c, d, oh * ow).transpose(2, 3).reshape(n, c * oh * ow, d)
+        y = pool1d(y, od).reshape(n, c, oh * ow, od).transpose(2, 3).reshape(n, c, od, oh, ow)
     return y if batched else y.squeeze(0)
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """The mean of each of the output's windows (sizes that divide evenly)."""
-    return _adaptive3d(input, output_size, lambda x, dims: x.mean(dims))
+    """The mean of each of the output's windows (uneven windows as the
+    mean over depth of the means over height and width: the same value to
+    rounding)."""
+    return _adaptive3d(input, output_size, lambda x, dims: x.mean(dims),
+                       (F.adaptive_avg_pool2d, F.adaptive_avg_pool1d))
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
-    """The largest of each of the output's windows (sizes that divide evenly)."""
+    """The largest of each of the output's windows."""
     if return_indices:
         raise NotImplementedError("cudash's adaptive_max_pool3d has no return_indices yet")
-    return _adaptive3d(input, output_size, lambda x, dims: x.amax(dims))
+    return _adaptive3d(input, output_size, lambda x, dims: x.amax(dims),
+                       (F.adaptive_max_pool2d, F.adaptive_max_pool1d))
 
 
 class Conv3d(nn.Module):
