@@ -1097,6 +1097,9 @@ static NATIVES: &[Native] = &[
     Native {
         name: "math.lgamma",
     },
+    Native {
+        name: "math.copysign",
+    },
     Native { name: "math.gamma" },
     Native { name: "math.erf" },
     Native { name: "math.erfc" },
@@ -2763,6 +2766,7 @@ impl Interp {
                     _ => float(crate::runtime::libm::gamma(x)),
                 }
             }
+            "math.copysign" => float(number(0)?.copysign(number(1)?)),
             "math.erf" => float(crate::runtime::libm::erf(number(0)?)),
             "math.erfc" => float(crate::runtime::libm::erfc(number(0)?)),
             "math.log1p" => float(number(0)?.ln_1p()),

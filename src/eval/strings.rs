@@ -174,6 +174,7 @@ pub(super) const STR_METHODS: &[&str] = &[
     "ljust",
     "rjust",
     "zfill",
+    "expandtabs",
     "index",
     "rfind",
     "partition",
@@ -657,6 +658,36 @@ impl Interp {
                 Some(a) => text(translate(s, &a.value)?),
                 None => Err(Error::value("`str.translate` needs a table")),
             },
+            // Each tab to the next multiple of `tabsize` columns (8), the
+            // column counted from the line's start.
+            "expandtabs" => {
+                let size = match args.first().map(|a| &a.value) {
+                    Some(Value::Int(n)) => (*n).max(0) as usize,
+                    None => 8,
+                    _ => return Err(Error::value("`str.expandtabs` takes an int tabsize")),
+                };
+                let mut out = String::new();
+                let mut column = 0usize;
+                for c in s.chars() {
+                    match c {
+                        '\t' if size > 0 => {
+                            let spaces = size - column % size;
+                            out.extend(std::iter::repeat_n(' ', spaces));
+                            column += spaces;
+                        }
+                        '\t' => {}
+                        '\n' | '\r' => {
+                            out.push(c);
+                            column = 0;
+                        }
+                        _ => {
+                            out.push(c);
+                            column += 1;
+                        }
+                    }
+                }
+                text(out)
+            }
             "zfill" => {
                 let width = match args.first().map(|a| &a.value) {
                     Some(Value::Int(n)) => (*n).max(0) as usize,

@@ -332,9 +332,17 @@ pub(super) fn pow(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
     // Python's `pow(base, exp, mod)` of ints: modular exponentiation.
     match (&base, &exponent, get("mod")) {
         (_, _, Value::None) => {}
-        (Value::Int(x), Value::Int(e), Value::Int(m)) if *e >= 0 && m != 0 => {
+        (Value::Int(x), Value::Int(e), Value::Int(m)) if m != 0 => {
             let m = i128::from(m);
-            let (mut acc, mut sq, mut e) = (1i128, i128::from(*x).rem_euclid(m), *e);
+            // A negative exponent: the inverse's power (Python 3.8's
+            // `pow(3, -1, 7)`), when base and modulus are coprime.
+            let base = match *e < 0 {
+                true => inverse_mod(i128::from(*x), m).ok_or_else(|| {
+                    Error::value("base is not invertible for the given modulus").at(b.span)
+                })?,
+                false => i128::from(*x),
+            };
+            let (mut acc, mut sq, mut e) = (1i128, base.rem_euclid(m), e.unsigned_abs());
             while e > 0 {
                 if e & 1 == 1 {
                     acc = acc * sq % m;
@@ -347,10 +355,12 @@ pub(super) fn pow(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
             let r = if m < 0 && r != 0 { r + m } else { r };
             return Ok(Value::Int(r as i64));
         }
-        _ => return Err(Error::type_error(
-            "pow() 3rd argument needs integers (a non-negative exponent and a non-zero modulus)",
-        )
-        .at(b.span_of("mod"))),
+        _ => {
+            return Err(Error::type_error(
+                "pow() 3rd argument not allowed unless all arguments are integers",
+            )
+            .at(b.span_of("mod")))
+        }
     }
     me.binary(BinOp::Elementwise(BinaryOp::Pow), base, exponent)
         .map_err(|e| e.at(b.span))
@@ -529,4 +539,18 @@ pub(crate) fn unary_op(name: &str) -> Result<UnaryOp, Error> {
     };
     UnaryOp::from_name(name)
         .ok_or_else(|| Error::value(format!("internal error: `{name}` is not a unary op")))
+}
+
+/// `x`'s inverse modulo `m` (Euclid's extended algorithm), if they are
+/// coprime.
+fn inverse_mod(x: i128, m: i128) -> Option<i128> {
+    let m = m.abs();
+    let (mut a, mut b) = (x.rem_euclid(m), m);
+    let (mut u, mut v) = (1i128, 0i128);
+    while b != 0 {
+        let q = a / b;
+        (a, b) = (b, a - q * b);
+        (u, v) = (v, u - q * v);
+    }
+    (a == 1).then(|| u.rem_euclid(m))
 }

@@ -24,6 +24,20 @@ pub(super) fn str_or_repr(
     let v = b
         .get("object")
         .map_or(text(String::new()), |(v, _)| v.clone());
+    // `str(b, "utf-8")`: bytes decoded, as `b.decode("utf-8")`.
+    if name == "str" {
+        if let Some(encoding) = b.str("encoding")? {
+            let Value::Bytes(bytes) = &v else {
+                return Err(
+                    crate::error::Error::type_error("decoding str is not supported").at(b.span),
+                );
+            };
+            let errors = b.str("errors")?.unwrap_or_else(|| "strict".into());
+            let decoded =
+                crate::eval::bytes::decode(bytes, &encoding, &errors).map_err(|e| e.at(b.span))?;
+            return Ok(text(decoded));
+        }
+    }
     let values = [&v];
     let s = me
         .host_read(&values, || match name {

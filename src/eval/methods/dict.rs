@@ -95,6 +95,18 @@ pub(super) fn dict_method(
             Value::None
         }
         "most_common" => d.most_common(b.int("n")?),
+        // A Counter's keys, each repeated by its count (none below 1).
+        "elements" => {
+            let mut out = Vec::new();
+            for (k, v) in d.items().iter() {
+                if let Value::Int(n) = v {
+                    out.extend(std::iter::repeat_n(k.value(), (*n).max(0) as usize));
+                }
+            }
+            Value::Iterator(std::sync::Arc::new(std::sync::Mutex::new(
+                super::super::value::PyIterator::Items(out.into()),
+            )))
+        }
         "update" => {
             if let Some((other, span)) = b.get("other") {
                 for (k, v) in pairs_of(other).map_err(|e| e.at(*span))? {

@@ -612,6 +612,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("popitem", DictMethod(dict::dict_method)),
         ("move_to_end", DictMethod(dict::dict_method)),
         ("most_common", DictMethod(dict::dict_method)),
+        ("elements", DictMethod(dict::dict_method)),
         ("clear", DictMethod(dict::dict_method)),
         ("copy", DictMethod(dict::dict_method)),
         ("add", SetMethod(set::set_method)),

@@ -62,3 +62,21 @@ def compress(data, selectors):
     for d, s in zip(data, selectors):
         if s:
             yield d
+
+
+def combinations_with_replacement(iterable, r):
+    """r-length tuples of the items in sorted order, repeats allowed."""
+    pool = tuple(iterable)
+    n = len(pool)
+    if not n and r:
+        return
+    indices = [0] * r
+    yield tuple(pool[i] for i in indices)
+    while True:
+        for i in reversed(range(r)):
+            if indices[i] != n - 1:
+                break
+        else:
+            return
+        indices[i:] = [indices[i] + 1] * (r - i)
+        yield tuple(pool[i] for i in indices)

@@ -824,6 +824,11 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("itertools", "starmap", "itertools._more"),
     ("itertools", "compress", "itertools._more"),
     (
+        "itertools",
+        "combinations_with_replacement",
+        "itertools._more",
+    ),
+    (
         "torch.utils.data",
         "ConcatDataset",
         "torch.utils.data._concat",
