@@ -7077,6 +7077,7 @@ except ValueError as e:
     print("ValueError", e)
 print(math.copysign(1, -0.0), math.copysign(2.5, 1))
 print(repr('a\tbc\td'.expandtabs(4)), repr('x\ty\nab\tc'.expandtabs()))
+print(issubclass(bool, int), issubclass(bool, (str, float)), issubclass(bool, object))
 "#,
     );
     assert_eq!(
@@ -7089,6 +7090,7 @@ print(repr('a\tbc\td'.expandtabs(4)), repr('x\ty\nab\tc'.expandtabs()))
             "ValueError base is not invertible for the given modulus",
             "-1.0 2.5",
             "'a   bc  d' 'x       y\\nab      c'",
+            "True False True",
         ]
     );
 }

@@ -553,6 +553,23 @@ pub(super) fn isinstance(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
 pub(super) fn issubclass(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (cls, cls_span) = b.get("cls").cloned().unwrap_or((Value::None, b.span));
     let (info, _) = b.get("classinfo").cloned().unwrap_or((Value::None, b.span));
+    // Python's `bool` (a dtype's name here) is a class deriving from int.
+    let is_bool =
+        |v: &Value| matches!(v, Value::DType(d) if d.get() == crate::runtime::DType::Bool);
+    if is_bool(&cls) {
+        let int_or_bool = |c: &Value| {
+            is_bool(c)
+                || matches!(c, Value::Builtin(doc) if doc.name == "int")
+                || matches!(c, Value::Class(o) if std::sync::Arc::ptr_eq(o, &super::super::value::object_class()))
+        };
+        let found = match &info {
+            Value::List(_) | Value::MutList(_) => {
+                info.items().unwrap_or_default().iter().any(int_or_bool)
+            }
+            one => int_or_bool(one),
+        };
+        return Ok(Value::bool(found));
+    }
     if !matches!(
         cls,
         Value::Class(_) | Value::ExcClass(_) | Value::Builtin(_)
