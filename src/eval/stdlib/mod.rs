@@ -468,6 +468,7 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ),
     ("torch.nn", "ChannelShuffle", "torch.nn._more"),
     ("torch.nn", "RReLU", "torch.nn._more"),
+    ("torch.nn", "AdaptiveLogSoftmaxWithLoss", "torch.nn._more"),
     ("torch.nn", "ConvTranspose3d", "torch.nn._more"),
     ("torch.nn.functional", "conv_transpose3d", "torch.nn._more"),
     ("torch", "conv_transpose3d", "torch.nn._more"),
