@@ -77,6 +77,7 @@ const PYTHON_TENSOR_METHODS: &[(&str, &str)] = &[
     ("vsplit", "torch._more_ops"),
     ("dsplit", "torch._more_ops"),
     ("signbit", "torch._more_ops"),
+    ("ldexp", "torch._more_ops"),
     ("atanh", "torch._more_ops"),
     ("asinh", "torch._more_ops"),
     ("acosh", "torch._more_ops"),

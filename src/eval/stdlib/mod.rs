@@ -339,6 +339,8 @@ const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "vsplit", "torch._more_ops"),
     ("torch", "dsplit", "torch._more_ops"),
     ("torch", "signbit", "torch._more_ops"),
+    ("torch", "gradient", "torch._more_ops"),
+    ("torch", "ldexp", "torch._more_ops"),
     ("torch", "atanh", "torch._more_ops"),
     ("torch", "asinh", "torch._more_ops"),
     ("torch", "acosh", "torch._more_ops"),

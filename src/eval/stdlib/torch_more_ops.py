@@ -426,3 +426,86 @@ def acosh(input):
 arctanh = atanh
 arcsinh = asinh
 arccosh = acosh
+
+
+def ldexp(input, other):
+    """`input * 2 ** other`, as PyTorch composes it."""
+    return torch.mul(input, torch.pow(2.0, other))
+
+
+def _slice(t, dim, start, stop=None):
+    n = t.shape[dim]
+    start = start + n if start < 0 else start
+    stop = n if stop is None else (stop + n if stop < 0 else stop)
+    return t.narrow(dim, start, stop - start)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Each dim's derivative estimated by central differences inside and
+    one-sided differences of `edge_order` at the ends, over unit, scalar
+    or coordinate spacing: a tuple of tensors, as PyTorch's."""
+    if dim is None:
+        dims = list(range(input.dim()))
+    elif isinstance(dim, int):
+        dims = [dim]
+    else:
+        dims = list(dim)
+    dims = [d + input.dim() if d < 0 else d for d in dims]
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2.")
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError(
+                "torch.gradient expected each dimension size to be at least edge_order+1")
+    if not input.is_floating_point():
+        input = input.to(torch.get_default_dtype())
+    if isinstance(spacing, (int, float)):
+        spacing = [spacing] * len(dims)
+    elif isinstance(spacing, torch.Tensor) and spacing.dim() == 0:
+        spacing = [spacing.item()] * len(dims)
+    else:
+        spacing = list(spacing)
+        if len(spacing) != len(dims):
+            raise RuntimeError(
+                f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                f"arguments to have the same length, but got a spacing argument of length {len(spacing)} "
+                f"and a dim argument of length {len(dims)}.")
+    result = []
+    for d, h in zip(dims, spacing):
+        if isinstance(h, torch.Tensor) and h.dim() == 1:
+            result.append(_gradient_coordinates(input, d, h, edge_order))
+            continue
+        center = (_slice(input, d, 2) - _slice(input, d, 0, -2)) / h
+        if edge_order == 1:
+            prepend = (_slice(input, d, 1, 2) - _slice(input, d, 0, 1)) / h
+            append = (_slice(input, d, -1) - _slice(input, d, -2, -1)) / h
+        else:
+            prepend = (-1.5 * _slice(input, d, 0, 1) + 2 * _slice(input, d, 1, 2) - 0.5 * _slice(input, d, 2, 3)) / h
+            append = (0.5 * _slice(input, d, -3, -2) - 2 * _slice(input, d, -2, -1) + 1.5 * _slice(input, d, -1)) / h
+        result.append(torch.cat([prepend, center / 2, append], d))
+    return tuple(result)
+
+
+def _gradient_coordinates(input, d, coordinates, edge_order):
+    shape = [1] * input.dim()
+    shape[d] = -1
+    dx = coordinates.diff(1, 0)
+    dx1 = dx[:-1]
+    dx2 = dx[1:]
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    center = a * _slice(input, d, 0, -2) + b * _slice(input, d, 1, -1) + c * _slice(input, d, 2)
+    if edge_order == 1:
+        prepend = (_slice(input, d, 1, 2) - _slice(input, d, 0, 1)) / dx[0]
+        append = (_slice(input, d, -1) - _slice(input, d, -2, -1)) / dx[-1]
+    else:
+        a = -(2.0 * dx[0] + dx[1]) / (dx[0] * (dx[0] + dx[1]))
+        b = (dx[0] + dx[1]) / (dx[0] * dx[1])
+        c = (-dx[0]) / (dx[1] * (dx[0] + dx[1]))
+        prepend = a * _slice(input, d, 0, 1) + b * _slice(input, d, 1, 2) + c * _slice(input, d, 2, 3)
+        a = dx[-1] / (dx[-2] * (dx[-1] + dx[-2]))
+        b = -(dx[-1] + dx[-2]) / (dx[-1] * dx[-2])
+        c = (2 * dx[-1] + dx[-2]) / (dx[-1] * (dx[-1] + dx[-2]))
+        append = a * _slice(input, d, -3, -2) + b * _slice(input, d, -2, -1) + c * _slice(input, d, -1)
+    return torch.cat([prepend, center, append], d)
