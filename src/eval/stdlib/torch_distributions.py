@@ -14,6 +14,7 @@ checked as PyTorch checks them by default (`validate_args`).
 import math
 import torch
 import torch.nn.functional as F
+from torch.distributions.constraints import _positive_definite
 
 
 def _clamp_probs(probs):
@@ -370,19 +371,6 @@ def _plain(t):
     # A tensor as PyTorch's constraint reprs show a bound: a number when it
     # holds one, else the tensor.
     return t.item() if t.numel() == 1 else t
-
-
-def _positive_definite(value):
-    # Whether each matrix is symmetric with a Cholesky factorization.
-    symmetric = ((value - value.mT).abs() <= 1e-6 * value.abs().amax((-2, -1), keepdim=True).clamp(min=1)).reshape(value.shape[:-2] + (-1,)).min(-1).values
-    ok = []
-    for m in value.reshape((-1,) + tuple(value.shape[-2:])):
-        try:
-            torch.linalg.cholesky(m)
-            ok.append(True)
-        except RuntimeError:
-            ok.append(False)
-    return symmetric & torch.tensor(ok, device=value.device).reshape(value.shape[:-2])
 
 
 def _sum_rightmost(value, dim):

@@ -177,13 +177,15 @@ class _PositiveDefinite(Constraint):
     event_dim = 2
 
     def check(self, value):
-        symmetric = torch.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
-        return symmetric & _cholesky_ok(value)
+        return _positive_definite(value)
 
 
-def _cholesky_ok(value):
-    # Positive-definite where a Cholesky factor exists (PyTorch asks
-    # `cholesky_ex`'s info).
+def _positive_definite(value):
+    # Whether each matrix is symmetric with a Cholesky factorization (PyTorch
+    # asks `cholesky_ex`'s info).
+    scale = value.abs().amax((-2, -1), keepdim=True).clamp(min=1)
+    close = (value - value.mT).abs() <= 1e-6 * scale
+    symmetric = close.reshape(tuple(value.shape[:-2]) + (-1,)).min(-1).values
     ok = []
     for m in value.reshape((-1,) + tuple(value.shape[-2:])):
         try:
@@ -191,7 +193,7 @@ def _cholesky_ok(value):
             ok.append(True)
         except RuntimeError:
             ok.append(False)
-    return torch.tensor(ok, device=value.device).reshape(tuple(value.shape[:-2]))
+    return symmetric & torch.tensor(ok, device=value.device).reshape(tuple(value.shape[:-2]))
 
 
 dependent = _Dependent()

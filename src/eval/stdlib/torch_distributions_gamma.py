@@ -13,8 +13,7 @@ from torch.distributions import (
     Distribution,
     broadcast_all,
     register_kl,
-    probs_to_logits,
-    logits_to_probs,
+    _ProbsOrLogits,
     _infinite_like,
 )
 
@@ -345,15 +344,14 @@ def _clamp_by_zero(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(_Constrained):
+class Binomial(_Constrained, _ProbsOrLogits):
     """Successes in `total_count` trials of probability `probs` (or
     `sigmoid(logits)`)."""
 
+    _binary = True
+
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        self._probs = None
-        self._logits = None
+        self._neither_made(probs, logits)
         if probs is not None:
             self.total_count, self._probs = broadcast_all(total_count, probs)
             self.total_count = self.total_count.type_as(self._probs)
@@ -371,18 +369,6 @@ class Binomial(_Constrained):
     def _shown(self):
         made = [("total_count", self.total_count), ("probs", self._probs), ("logits", self._logits)]
         return [(name, value) for name, value in made if value is not None]
-
-    @property
-    def probs(self):
-        if self._probs is None:
-            self._probs = logits_to_probs(self._logits, is_binary=True)
-        return self._probs
-
-    @property
-    def logits(self):
-        if self._logits is None:
-            self._logits = probs_to_logits(self._probs, is_binary=True)
-        return self._logits
 
     @property
     def support(self):

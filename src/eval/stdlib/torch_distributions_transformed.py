@@ -11,8 +11,7 @@ from torch.distributions import (
     Normal,
     Uniform,
     broadcast_all,
-    probs_to_logits,
-    logits_to_probs,
+    _ProbsOrLogits,
     _clamp_probs,
 )
 from torch.distributions.transforms import (
@@ -140,40 +139,26 @@ class TransformedDistribution(Distribution):
         return value
 
 
-class HalfNormal(TransformedDistribution):
-    """|X| for X ~ Normal(0, scale)."""
+class _Half(TransformedDistribution):
+    """|X| of a distribution symmetric about 0 (`base_dist`): twice its
+    density on the positive half."""
 
     _params = (("scale", constraints.positive),)
     support = constraints.nonnegative
     has_rsample = True
-
-    def __init__(self, scale, validate_args=None):
-        base_dist = Normal(0, scale, validate_args=False)
-        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
 
     @property
     def scale(self):
         return self.base_dist.scale
 
     @property
-    def mean(self):
-        return self.scale * math.sqrt(2 / math.pi)
-
-    @property
     def mode(self):
         return torch.zeros_like(self.scale)
-
-    @property
-    def variance(self):
-        return self.scale.pow(2) * (1 - 2 / math.pi)
-
-    @property
-    def stddev(self):
-        return self.variance.sqrt()
 
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
+        value = torch.as_tensor(value, dtype=self.base_dist.scale.dtype, device=self.base_dist.scale.device)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
         return torch.where(value >= 0, log_prob, -math.inf)
 
@@ -187,6 +172,26 @@ class HalfNormal(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_Half):
+    """|X| for X ~ Normal(0, scale)."""
+
+    def __init__(self, scale, validate_args=None):
+        base_dist = Normal(0, scale, validate_args=False)
+        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self):
+        return self.scale.pow(2) * (1 - 2 / math.pi)
+
+    @property
+    def stddev(self):
+        return self.variance.sqrt()
 
 
 class Cauchy(Distribution):
@@ -247,50 +252,20 @@ class Cauchy(Distribution):
         return math.log(4 * math.pi) + self.scale.log()
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfCauchy(_Half):
     """|X| for X ~ Cauchy(0, scale)."""
-
-    _params = (("scale", constraints.positive),)
-    support = constraints.nonnegative
-    has_rsample = True
 
     def __init__(self, scale, validate_args=None):
         base_dist = Cauchy(0, scale, validate_args=False)
         super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
 
     @property
-    def scale(self):
-        return self.base_dist.scale
-
-    @property
     def mean(self):
         return torch.full(self._extended_shape(), math.inf, dtype=self.scale.dtype, device=self.scale.device)
 
     @property
-    def mode(self):
-        return torch.zeros_like(self.scale)
-
-    @property
     def variance(self):
         return self.base_dist.variance
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        value = torch.as_tensor(value, dtype=self.base_dist.scale.dtype, device=self.base_dist.scale.device)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return torch.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
 
 
 class Gumbel(TransformedDistribution):
@@ -341,17 +316,15 @@ class Gumbel(TransformedDistribution):
         return self.scale.log() + (1 + _EULER)
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(_ProbsOrLogits):
     """The logit of a relaxed Bernoulli draw at `temperature`."""
 
     support = constraints.real
+    _binary = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        self._probs = None
-        self._logits = None
+        self._neither_made(probs, logits)
         if probs is not None:
             is_scalar = isinstance(probs, (int, float))
             (self._probs,) = broadcast_all(probs)
@@ -364,28 +337,12 @@ class LogitRelaxedBernoulli(Distribution):
             self._params = (("logits", constraints.real),)
         super().__init__(() if is_scalar else tuple(self._param.size()), validate_args=validate_args)
 
-    def _shown(self):
-        made = [("probs", self._probs), ("logits", self._logits)]
-        return [(name, value) for name, value in made if value is not None]
-
     @property
     def arg_constraints(self):
         return dict(self._params)
 
     def _in_support(self, value):
         return value == value, "Real()"
-
-    @property
-    def probs(self):
-        if self._probs is None:
-            self._probs = logits_to_probs(self._logits, is_binary=True)
-        return self._probs
-
-    @property
-    def logits(self):
-        if self._logits is None:
-            self._logits = probs_to_logits(self._probs, is_binary=True)
-        return self._logits
 
     @property
     def param_shape(self):

@@ -341,20 +341,18 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
                        (F.adaptive_max_pool2d, F.adaptive_max_pool1d))
 
 
-class Conv3d(nn.Module):
-    __module__ = "torch.nn.modules.conv"
+class _Conv3dNd(nn.Module):
+    """What Conv3d and ConvTranspose3d share: PyTorch's checks, settings,
+    parameters and their initialization (`_ConvNd`)."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__()
+    def _setup(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
+               bias, padding_mode, weight_channels, kw):
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
         if in_channels % groups != 0:
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise ValueError("cudash's Conv3d pads with zeros only (padding_mode='zeros')")
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = _triple(kernel_size)
@@ -363,8 +361,7 @@ class Conv3d(nn.Module):
         self.dilation = _triple(dilation)
         self.groups = groups
         self.padding_mode = padding_mode
-        kw = {"device": device, "dtype": dtype}
-        self.weight = nn.Parameter(torch.empty((out_channels, in_channels // groups) + self.kernel_size, **kw))
+        self.weight = nn.Parameter(torch.empty(weight_channels + self.kernel_size, **kw))
         if bias:
             self.bias = nn.Parameter(torch.empty(out_channels, **kw))
         else:
@@ -379,20 +376,36 @@ class Conv3d(nn.Module):
                 bound = 1 / math.sqrt(fan_in)
                 nn.init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, input):
-        return conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
-
-    def extra_repr(self):
+    def _settings(self, more=""):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0, 0, 0):
             s += f", padding={self.padding}"
         if self.dilation != (1, 1, 1):
             s += f", dilation={self.dilation}"
+        s += more
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
         return s
+
+
+class Conv3d(_Conv3dNd):
+    __module__ = "torch.nn.modules.conv"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        if padding_mode != "zeros":
+            raise ValueError("cudash's Conv3d pads with zeros only (padding_mode='zeros')")
+        self._setup(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                    padding_mode, (out_channels, in_channels // groups), {"device": device, "dtype": dtype})
+
+    def forward(self, input):
+        return conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def extra_repr(self):
+        return self._settings()
 
 
 def _stuff(x, dim, stride):
@@ -451,44 +464,17 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return y if batched else y.squeeze(0)
 
 
-class ConvTranspose3d(nn.Module):
+class ConvTranspose3d(_Conv3dNd):
     __module__ = "torch.nn.modules.conv"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
                  groups=1, bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.kernel_size = _triple(kernel_size)
-        self.stride = _triple(stride)
-        self.padding = _triple(padding)
         self.output_padding = _triple(output_padding)
-        self.dilation = _triple(dilation)
-        self.groups = groups
-        self.padding_mode = padding_mode
-        kw = {"device": device, "dtype": dtype}
-        self.weight = nn.Parameter(torch.empty((in_channels, out_channels // groups) + self.kernel_size, **kw))
-        if bias:
-            self.bias = nn.Parameter(torch.empty(out_channels, **kw))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self):
-        nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.weight.shape[1] * self.kernel_size[0] * self.kernel_size[1] * self.kernel_size[2]
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                nn.init.uniform_(self.bias, -bound, bound)
+        self._setup(in_channels, out_channels, kernel_size, stride, _triple(padding), dilation, groups, bias,
+                    padding_mode, (in_channels, out_channels // groups), {"device": device, "dtype": dtype})
 
     def _output_padding(self, input, output_size):
         if output_size is None:
@@ -516,18 +502,8 @@ class ConvTranspose3d(nn.Module):
                                 self.groups, self.dilation)
 
     def extra_repr(self):
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0, 0, 0):
-            s += f", padding={self.padding}"
-        if self.dilation != (1, 1, 1):
-            s += f", dilation={self.dilation}"
-        if self.output_padding != (0, 0, 0):
-            s += f", output_padding={self.output_padding}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
+        more = f", output_padding={self.output_padding}" if self.output_padding != (0, 0, 0) else ""
+        return self._settings(more)
 
 
 class MaxPool3d(nn.Module):
