@@ -50,7 +50,7 @@ pub(super) fn count_on_device(
     with_xla: bool,
 ) -> R<Arc<Tensor>> {
     if step.is_none() {
-        *step = Some(full(rt, &[], DType::F32, p.device(), 0)?);
+        *step = Some(full(rt, &[], DType::default_float(), p.device(), 0)?);
     }
     let t = Arc::clone(step.as_ref().expect("made above"));
     if !p.device().is_cuda() || !t.device().is_cuda() {

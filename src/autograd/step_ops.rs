@@ -39,11 +39,12 @@ pub fn lerp_(rt: &mut Runtime, x: &Tensor, end: &Tensor, w: f64) -> R<()> {
     }
 }
 
-/// PyTorch's `step_t += 1`: the parameter's step, a float32 scalar made on
-/// the host at its first update, counted in place (wherever a program
-/// moved it: a step on a device counts there).
+/// PyTorch's `step_t += 1`: the parameter's step, a scalar of the default
+/// dtype (`_get_scalar_dtype()`, float32 unless the program set another)
+/// made on the host at its first update, counted in place (wherever a
+/// program moved it: a step on a device counts there).
 pub fn count_step(rt: &mut Runtime, step: &mut Option<Arc<Tensor>>) -> R<Arc<Tensor>> {
-    let t = Arc::clone(step.get_or_insert_with(|| Arc::new(Tensor::scalar(0f32))));
+    let t = Arc::clone(step.get_or_insert_with(|| Arc::new(scalar_step(0.0))));
     inplace_s(rt, BinaryOp::Add, &t, 1.0)?;
     Ok(t)
 }
@@ -58,4 +59,13 @@ pub fn step_number(rt: &mut Runtime, step: &Tensor) -> R<f64> {
 pub fn counted_step(rt: &mut Runtime, step: &mut Option<Arc<Tensor>>) -> R<f64> {
     let t = count_step(rt, step)?;
     step_number(rt, &t)
+}
+
+/// A step count as PyTorch keeps it: a 0-d tensor of the default dtype.
+pub fn scalar_step(n: f64) -> Tensor {
+    let t = Tensor::scalar(n as f32);
+    match crate::runtime::DType::default_float() {
+        crate::runtime::DType::F32 => t,
+        dtype => Tensor::scalar(n).cast(dtype),
+    }
 }

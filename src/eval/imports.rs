@@ -832,6 +832,9 @@ static NATIVES: &[Native] = &[
     Native {
         name: "torch.get_default_dtype",
     },
+    Native {
+        name: "torch.set_default_dtype",
+    },
     Native { name: "torch.Size" },
     Native {
         name: "torch.broadcast_shapes",

@@ -26,7 +26,9 @@ fn all_scalars(l: &Lit) -> bool {
 pub(super) fn literal_value(l: Lit) -> Result<Value, Diagnostic> {
     match l {
         Lit::Leaf(v, _) => Ok(v),
-        node if all_scalars(&node) => literal_tensor(&node, DType::F32).map(Value::tensor),
+        node if all_scalars(&node) => {
+            literal_tensor(&node, DType::default_float()).map(Value::tensor)
+        }
         Lit::Node(kids, _) => Ok(Value::List(Arc::new(
             kids.into_iter()
                 .map(literal_value)
@@ -49,7 +51,7 @@ pub(crate) fn data_arg(b: &Bound, func: &str) -> Result<(Arc<Tensor>, DType), Di
         other => {
             let t = literal_tensor_from_value(other, *span, DType::F64)?;
             let default = if t.dtype() == DType::F64 {
-                DType::F32
+                DType::default_float()
             } else {
                 t.dtype()
             };
@@ -216,7 +218,7 @@ pub(super) fn scalar(v: &Value) -> Option<Scalar> {
 pub(crate) fn dtype_of_value(v: &Value) -> Option<DType> {
     match v {
         Value::Int(_) => Some(DType::I64),
-        Value::Float(_) => Some(DType::F32),
+        Value::Float(_) => Some(DType::default_float()),
         Value::Bool(_) => Some(DType::Bool),
         Value::Tensor(t) => Some(t.dtype()),
         _ => None,

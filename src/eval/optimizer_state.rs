@@ -306,7 +306,8 @@ pub(super) fn number_entry(
     value: &Value,
 ) -> Option<Result<Arc<Tensor>, Error>> {
     if let Value::Tensor(t) = value {
-        if known == "step" && t.numel() == 1 && t.dtype() == crate::runtime::DType::F32 {
+        if known == "step" && t.numel() == 1 && t.dtype() == crate::runtime::DType::default_float()
+        {
             return Some(Ok(Arc::clone(t)));
         }
     }
@@ -317,5 +318,5 @@ pub(super) fn number_entry(
         },
         other => other.as_number()?,
     };
-    Some(Ok(Arc::new(Tensor::scalar(number as f32))))
+    Some(Ok(Arc::new(crate::autograd::step_ops::scalar_step(number))))
 }

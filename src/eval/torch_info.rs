@@ -24,10 +24,11 @@ use crate::runtime::{DType, Device, Tensor};
 type Out = Result<Value, Diagnostic>;
 
 /// The names this module answers.
-pub const NAMES: [&str; 8] = [
+pub const NAMES: [&str; 9] = [
     "torch.finfo",
     "torch.iinfo",
     "torch.get_default_dtype",
+    "torch.set_default_dtype",
     "torch.Size",
     "torch.broadcast_shapes",
     "torch.broadcast_tensors",
@@ -154,7 +155,7 @@ impl Interp {
         match name {
             "torch.finfo" | "torch.iinfo" => {
                 let dt = match pos.first().or(keyword(&args, "type").as_ref()) {
-                    None if name == "torch.finfo" => DType::F32,
+                    None if name == "torch.finfo" => DType::default_float(),
                     Some(Value::DType(d)) => d.get(),
                     Some(other) => {
                         return Err(Error::wrong_type(name, "a dtype", other.type_name()).at(span))
@@ -163,7 +164,23 @@ impl Interp {
                 };
                 dtype_info(name == "torch.finfo", dt).map_err(at)
             }
-            "torch.get_default_dtype" => Ok(Value::dtype(DType::F32)),
+            "torch.get_default_dtype" => Ok(Value::dtype(DType::default_float())),
+            "torch.set_default_dtype" => {
+                let d = match args.first().map(|a| &a.value) {
+                    Some(Value::DType(d)) => d.get(),
+                    _ => return Err(Error::type_error("set_default_dtype needs a dtype").at(span)),
+                };
+                match DType::set_default_float(d) {
+                    true => Ok(Value::None),
+                    false => Err(Error::Module {
+                        class: "TypeError",
+                        message: "only floating-point types are supported as the default type"
+                            .into(),
+                        help: None,
+                    }
+                    .at(span)),
+                }
+            }
             "torch.Size" => {
                 let dims = match pos.first() {
                     None => vec![],
@@ -299,7 +316,7 @@ impl Interp {
             let shape: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
             let new = NewTensor {
                 shape: &shape,
-                dtype: DType::F32,
+                dtype: DType::default_float(),
                 device,
                 like: None,
             };

@@ -2,6 +2,9 @@
 
 use std::fmt;
 
+/// `DType::default_float`'s code: 0 float32, 1 float64, 2 float16, 3 bfloat16.
+static DEFAULT_FLOAT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     Bool,
@@ -214,8 +217,34 @@ impl DType {
         if self.is_float() {
             self
         } else {
-            DType::F32
+            DType::default_float()
         }
+    }
+
+    /// `torch.get_default_dtype()`: the dtype of float literals, factories
+    /// and parameters when none is named (float32 unless the program set
+    /// another; one for the process, as PyTorch's).
+    pub fn default_float() -> DType {
+        match DEFAULT_FLOAT.load(std::sync::atomic::Ordering::Relaxed) {
+            1 => DType::F64,
+            2 => DType::F16,
+            3 => DType::BF16,
+            _ => DType::F32,
+        }
+    }
+
+    /// `torch.set_default_dtype(d)`: false (nothing set) for a dtype that
+    /// is not floating point.
+    pub fn set_default_float(d: DType) -> bool {
+        let code = match d {
+            DType::F32 => 0,
+            DType::F64 => 1,
+            DType::F16 => 2,
+            DType::BF16 => 3,
+            _ => return false,
+        };
+        DEFAULT_FLOAT.store(code, std::sync::atomic::Ordering::Relaxed);
+        true
     }
 }
 

@@ -185,7 +185,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
 fn prelu_layer(me: &mut Interp, b: &Bound) -> Out {
     let at = Place {
         device: me.device_arg(b)?,
-        dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+        dtype: b.dtype("dtype")?.unwrap_or_else(DType::default_float),
     };
     let n = b.int("num_parameters")?.unwrap_or(1);
     let n = usize::try_from(n).map_err(|_| {

@@ -211,7 +211,7 @@ pub(super) fn cosine_similarity(me: &mut Interp, _: &'static str, b: &Bound) -> 
     let float = |t: &Arc<Tensor>, me: &mut Interp| -> Result<Arc<Tensor>, Diagnostic> {
         match t.dtype().is_float() {
             true => Ok(Arc::clone(t)),
-            false => me.rt.cast(t, DType::F32).map_err(at),
+            false => me.rt.cast(t, DType::default_float()).map_err(at),
         }
     };
     let (x1, x2) = (float(&x1, me)?, float(&x2, me)?);

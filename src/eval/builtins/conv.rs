@@ -138,7 +138,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let transposed = name.starts_with("ConvTranspose");
     let place = Place {
         device: me.device_arg(b)?,
-        dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+        dtype: b.dtype("dtype")?.unwrap_or_else(DType::default_float),
     };
     let (cin, cout) = (b.size("in_channels")?, b.size("out_channels")?);
     let kernel = setting(b, "kernel_size", None, (one_d, 1))?;

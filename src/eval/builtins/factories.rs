@@ -93,7 +93,7 @@ pub(super) fn filled(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
         "empty" => None,
         _ => Some(Fill::Int(0)),
     };
-    fill(me, b, &shape, value, DType::F32)
+    fill(me, b, &shape, value, DType::default_float())
 }
 
 pub(super) fn full(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -102,7 +102,7 @@ pub(super) fn full(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         .get("fill_value")
         .cloned()
         .unwrap_or((Value::float(0.0), b.span));
-    let default = dtype_of_value(&v).unwrap_or(DType::F32);
+    let default = dtype_of_value(&v).unwrap_or_else(DType::default_float);
     let value = b.fill("fill_value")?.unwrap_or(Fill::Float(0.0));
     fill(me, b, &shape, Some(value), default)
 }
@@ -178,7 +178,7 @@ pub(super) fn empty_strided(
     };
     let new = NewTensor {
         shape: &[storage],
-        dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+        dtype: b.dtype("dtype")?.unwrap_or_else(DType::default_float),
         device: me.device_arg(b)?,
         like: None,
     };
@@ -206,9 +206,11 @@ pub(super) fn arange(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
     let all_int = ["start", "end", "step"]
         .iter()
         .all(|n| !matches!(b.given(n), Some((Value::Float(_), _))));
-    let dtype = b
-        .dtype("dtype")?
-        .unwrap_or(if all_int { DType::I64 } else { DType::F32 });
+    let dtype = b.dtype("dtype")?.unwrap_or(if all_int {
+        DType::I64
+    } else {
+        DType::default_float()
+    });
     let device = me.device_arg(b)?;
     b.result(me.rt.arange(start, end, step, dtype, device))
 }
@@ -217,7 +219,7 @@ pub(super) fn linspace(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
     let start = b.float("start")?.unwrap_or(0.0);
     let end = b.float("end")?.unwrap_or(0.0);
     let steps = b.sizes("steps")?[0];
-    let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
+    let dtype = b.dtype("dtype")?.unwrap_or_else(DType::default_float);
     let device = me.device_arg(b)?;
     b.result(me.rt.linspace(start, end, steps, dtype, device))
 }
@@ -233,7 +235,7 @@ pub(super) fn logspace(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
     let end = b.float("end")?.unwrap_or(0.0);
     let steps = b.sizes("steps")?[0];
     let base = b.float("base")?.unwrap_or(10.0);
-    let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
+    let dtype = b.dtype("dtype")?.unwrap_or_else(DType::default_float);
     let device = me.device_arg(b)?;
     let exponents = match dtype.is_float() {
         true => me
@@ -266,7 +268,7 @@ pub(super) fn eye(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         Some(_) => b.sizes("m")?[0],
         None => n,
     };
-    let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
+    let dtype = b.dtype("dtype")?.unwrap_or_else(DType::default_float);
     let device = me.device_arg(b)?;
     b.result(me.rt.eye(n, m, dtype, device))
 }
@@ -274,7 +276,7 @@ pub(super) fn eye(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
 /// `rand` (uniform in [0, 1)) and `randn` (standard normal).
 pub(super) fn random(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let shape = b.sizes_from_rest()?;
-    let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
+    let dtype = b.dtype("dtype")?.unwrap_or_else(DType::default_float);
     let device = me.device_arg(b)?;
     let new = NewTensor {
         shape: &shape,

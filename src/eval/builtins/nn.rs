@@ -995,7 +995,7 @@ impl Interp {
     fn place(&self, b: &Bound) -> Result<Place, Diagnostic> {
         Ok(Place {
             device: self.device_arg(b)?,
-            dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+            dtype: b.dtype("dtype")?.unwrap_or_else(DType::default_float),
         })
     }
 }

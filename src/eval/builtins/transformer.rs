@@ -32,7 +32,7 @@ fn count(b: &Bound, name: &str, default: Option<usize>) -> Result<usize, Diagnos
 fn place(me: &mut Interp, b: &Bound) -> Result<Place, Diagnostic> {
     let at = Place {
         device: me.device_arg(b)?,
-        dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+        dtype: b.dtype("dtype")?.unwrap_or_else(DType::default_float),
     };
     if !at.dtype.is_float() {
         return Err(Error::dtype(
@@ -426,7 +426,7 @@ fn transformer(me: &mut Interp, b: &Bound) -> Result<ModuleRef, Diagnostic> {
 /// dtype=None)`: -inf above the diagonal, 0 on and below it.
 pub(super) fn square_subsequent_mask(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let n = count(b, "sz", None)?;
-    let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
+    let dtype = b.dtype("dtype")?.unwrap_or_else(DType::default_float);
     if !dtype.is_float() {
         return Err(Error::dtype(
             format!("the causal mask holds -inf: a floating point dtype, not {dtype}"),

@@ -75,7 +75,7 @@ pub fn result_dtype_of(operands: &[Operand]) -> DType {
         return match cat {
             0 => DType::Bool,
             1 => DType::I64,
-            _ => DType::F32,
+            _ => DType::default_float(),
         };
     }
     cands
@@ -83,7 +83,7 @@ pub fn result_dtype_of(operands: &[Operand]) -> DType {
         .filter(|o| o.rank() == top)
         .map(|o| o.tensor.dtype())
         .reduce(DType::promote)
-        .unwrap_or(DType::F32)
+        .unwrap_or_else(DType::default_float)
 }
 
 /// The dtype `op` computes in when its operands promote to `dt`: true

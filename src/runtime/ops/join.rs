@@ -78,7 +78,7 @@ pub fn join_plan(all: &[&Tensor], dim: i64, what: &str) -> Result<CatPlan, Error
         .iter()
         .map(|t| t.dtype())
         .reduce(DType::promote)
-        .unwrap_or(DType::F32);
+        .unwrap_or_else(DType::default_float);
     let mut shape = first.shape().to_vec();
     shape[d] = ts.iter().map(|t| t.shape()[d]).sum();
     Ok(CatPlan {
