@@ -7094,3 +7094,49 @@ print(issubclass(bool, int), issubclass(bool, (str, float)), issubclass(bool, ob
         ]
     );
 }
+
+/// `copy.copy` makes a new dict, set or instance holding the same values
+/// (it gave the object itself: a change to the copy changed the
+/// original); a Counter's and a defaultdict's copies keep their kind;
+/// their keyword items; `type()` names them, as CPython 3.11 printed.
+#[test]
+fn shallow_copies_and_collections_kinds_as_python() {
+    let out = python_printed(
+        "shallow_copies",
+        r#"import copy, collections
+from collections import Counter, defaultdict
+class A:
+    def __init__(self):
+        self.x = [1]
+        self.y = 2
+a = A()
+b = copy.copy(a)
+b.y = 3
+print(type(b).__name__, b.x is a.x, a.y, b.y)
+d = {"a": [1]}
+e = copy.copy(d)
+e["b"] = 2
+s = {1}
+t = copy.copy(s)
+t.add(2)
+print(d, e, e["a"] is d["a"], s, t)
+c = Counter("aab", z=2)
+k = copy.copy(c)
+k["q"] += 1
+print(c, k, type(k).__name__, c.copy()["missing"])
+dd = defaultdict(int, a=1)
+ee = dd.copy()
+ee["z"] += 1
+print(dd, ee, type(ee).__name__, type(c) is Counter, isinstance(dd, defaultdict), isinstance({}, Counter))
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "A True 2 3",
+            "{'a': [1]} {'a': [1], 'b': 2} True {1} {1, 2}",
+            "Counter({'a': 2, 'z': 2, 'b': 1}) Counter({'a': 2, 'z': 2, 'b': 1, 'q': 1}) Counter 0",
+            "defaultdict(<class 'int'>, {'a': 1}) defaultdict(<class 'int'>, {'a': 1, 'z': 1}) defaultdict True True False",
+        ]
+    );
+}

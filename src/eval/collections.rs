@@ -98,10 +98,17 @@ impl Interp {
                 named_tuple(first, second, defaults, span)
             }
             "collections.defaultdict" => {
-                let items = match &second {
+                let mut items = match &second {
                     Some((v, at)) => super::methods::dict::pairs_of(v).map_err(|e| e.at(*at))?,
                     None => Vec::new(),
                 };
+                // `defaultdict(int, a=1)`: the keywords are items too.
+                items.extend(
+                    args_keyword
+                        .iter()
+                        .filter(|(k, _, _)| k != "default_factory")
+                        .map(|(k, v, _)| (Key::Str(k.clone()), v.clone())),
+                );
                 let missing = match first.map(|(v, _)| v) {
                     None | Some(Value::None) => None,
                     Some(f) if callable(&f) => Some(Missing::Factory(f)),
@@ -132,6 +139,11 @@ impl Interp {
                 let counter = PyDict::with_missing(Vec::new(), Missing::Count);
                 if let Some((v, at)) = first {
                     self.count_into(&counter, v, at)?;
+                }
+                // `Counter(a=2, b=1)`: counts given by name.
+                for (k, v, at) in args_keyword.iter().filter(|(k, _, _)| k != "iterable") {
+                    let now = counter.get(&Key::Str(k.clone())).unwrap_or(Value::Int(0));
+                    counter.set(Key::Str(k.clone()), add(&now, v).map_err(|e| e.at(*at))?);
                 }
                 Ok(Value::Dict(counter))
             }

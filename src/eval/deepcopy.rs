@@ -32,9 +32,17 @@ impl Interp {
             return Err(Error::value(format!("`{name}` takes one value")).at(span));
         };
         match name {
-            // A shallow copy: a new list or dict of the same items.
+            // A shallow copy: a new list, dict, set or instance holding the
+            // same items (an object's attributes the same values).
             "copy.copy" => Ok(match &a.value {
                 Value::MutList(xs) => Value::list(lock(xs).to_vec()),
+                Value::Dict(d) => Value::Dict(d.copy_with((*d.items()).clone())),
+                Value::Set(d) => Value::Set(d.copy_with((*d.items()).clone())),
+                Value::Object(o) if !o.class.tuple => {
+                    let copy = o.sibling();
+                    *lock(&copy.attrs) = lock(&o.attrs).clone();
+                    Value::Object(Arc::new(copy))
+                }
                 other => other.clone(),
             }),
             _ => self

@@ -317,6 +317,15 @@ pub static ORDERED_DICT: Native = Native {
     name: "collections.OrderedDict",
 };
 
+/// `collections.Counter` and `collections.defaultdict`, as `type(c)` gives
+/// them.
+pub static COUNTER: Native = Native {
+    name: "collections.Counter",
+};
+pub static DEFAULT_DICT: Native = Native {
+    name: "collections.defaultdict",
+};
+
 /// The classes `type(x)` gives of values that no builtin constructs
 /// (`type(None)`, `type(f)`, `type(x.shape)`), shown `<class 'function'>`,
 /// compared by name (`type(x) is type(None)`), asked by `isinstance`.
@@ -427,6 +436,8 @@ impl Native {
     /// not a function.
     pub fn is_class(&self) -> bool {
         *self == ORDERED_DICT
+            || *self == COUNTER
+            || *self == DEFAULT_DICT
             || TYPES.iter().any(|t| t == self)
             || crate::runtime::lock::lock(&NODE_CLASSES).contains(&self)
             || LEGACY_CUDA_TYPES.contains(self)
@@ -525,7 +536,7 @@ pub type DictMap = indexmap::IndexMap<Key, Value, KeyHasher>;
 type Items = Arc<DictMap>;
 
 /// What `d[k]` of a key it lacks is, for the dicts of `collections`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Missing {
     /// `defaultdict(factory)`: `factory()`, kept under the key.
     Factory(Value),
@@ -591,12 +602,13 @@ impl PyDict {
     }
 
     /// A dict of `map`'s items of the same class as this one (`d.copy()`
-    /// of an OrderedDict is one; of a defaultdict, a dict).
+    /// of an OrderedDict is one; of a defaultdict a defaultdict of the same
+    /// factory; of a Counter a Counter, as Python's).
     pub fn copy_with(&self, map: DictMap) -> PyDict {
         PyDict(Arc::new(DictState {
             items: Mutex::new(Arc::new(map)),
             ordered: self.0.ordered,
-            ..DictState::default()
+            missing: self.0.missing.clone(),
         }))
     }
 

@@ -725,9 +725,14 @@ pub(crate) fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
 /// of a `state_dict()`, `NoneType`, `function`, `generator`, `torch.dtype`,
 /// `torch.Size`, `dict_keys` (`value::TYPES`).
 fn type_native(v: &Value) -> Option<&'static super::super::value::Native> {
-    use super::super::value::{type_named, ORDERED_DICT};
+    use super::super::value::{type_named, Missing, COUNTER, DEFAULT_DICT, ORDERED_DICT};
     let name = match v {
         Value::Dict(d) if d.is_ordered() => return Some(&ORDERED_DICT),
+        Value::Dict(d) => match d.missing() {
+            Some(Missing::Count) => return Some(&COUNTER),
+            Some(Missing::Factory(_)) => return Some(&DEFAULT_DICT),
+            None => return None,
+        },
         Value::None => "NoneType",
         Value::Function(_) => "function",
         Value::Method(_) => "method",
