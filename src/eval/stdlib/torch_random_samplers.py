@@ -319,7 +319,7 @@ class Poisson(torch.autograd.Function):
 def _draw_poisson(rates):
     with torch.no_grad():
         if rates.device.type == "cpu":
-            if bool((rates < 0).any()):
+            if not bool((rates >= 0).all()):
                 raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
             return _cpu_draw("poisson", rates)
         return _poisson_on_device(rates)

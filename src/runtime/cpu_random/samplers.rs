@@ -54,10 +54,13 @@ pub fn gamma(g: &mut CpuGenerator, alpha: f64, elem: Elem) -> f64 {
     // `0.0331f`, read as a double.
     let squeeze = f64::from(0.0331f32);
     loop {
+        // Until `y > 0` — or a NaN shape's NaN, which the kernel's `while
+        // (y <= 0)` lets through too (its draw then clamps to the least
+        // normal number).
         let (x, y) = loop {
             let x = g.normal_f64(0.0, 1.0);
             let y = 1.0 + c * x;
-            if y > 0.0 {
+            if !(y <= 0.0) {
                 break (x, y);
             }
         };
@@ -112,8 +115,12 @@ pub fn poisson(g: &mut CpuGenerator, rate: f64) -> f64 {
     }
 }
 
-/// One draw of Binomial(count, p) (`sample_binomial`); NaN for a NaN `p`.
+/// One draw of Binomial(count, p) (`sample_binomial`); NaN for a NaN `p`,
+/// and for a NaN count (where PyTorch's kernel never ends its loop).
 pub fn binomial(g: &mut CpuGenerator, count: f64, p: f64, elem: Elem) -> f64 {
+    if count.is_nan() {
+        return f64::NAN;
+    }
     if count <= 0.0 || p <= 0.0 {
         return 0.0;
     }
@@ -212,5 +219,21 @@ fn btrs(g: &mut CpuGenerator, count: f64, p: f64, elem: Elem) -> f64 {
         if v <= bound {
             return k;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A NaN shape, rate or count ends as PyTorch's kernel ends (or, where
+    /// it would loop forever, with NaN) instead of hanging.
+    #[test]
+    fn nan_parameters_end() {
+        let mut g = CpuGenerator::new(0);
+        assert!(gamma(&mut g, f64::NAN, Elem::F32).is_nan());
+        assert!(binomial(&mut g, f64::NAN, 0.5, Elem::F32).is_nan());
+        assert!(binomial(&mut g, 5.0, f64::NAN, Elem::F64).is_nan());
+        assert_eq!(gamma(&mut g, f64::INFINITY, Elem::F64), f64::INFINITY);
     }
 }
