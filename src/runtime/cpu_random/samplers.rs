@@ -60,7 +60,7 @@ pub fn gamma(g: &mut CpuGenerator, alpha: f64, elem: Elem) -> f64 {
         let (x, y) = loop {
             let x = g.normal_f64(0.0, 1.0);
             let y = 1.0 + c * x;
-            if !(y <= 0.0) {
+            if y > 0.0 || y.is_nan() {
                 break (x, y);
             }
         };
