@@ -7097,7 +7097,7 @@ print(issubclass(bool, int), issubclass(bool, (str, float)), issubclass(bool, ob
 
 /// `copy.copy` makes a new dict, set or instance holding the same values
 /// (it gave the object itself: a change to the copy changed the
-/// original); a Counter's and a defaultdict's copies keep their kind;
+/// original), calls a class's `__copy__`, keeps an Enum member; a Counter's and a defaultdict's copies keep their kind;
 /// their keyword items; `type()` names them, as CPython 3.11 printed.
 #[test]
 fn shallow_copies_and_collections_kinds_as_python() {
@@ -7128,6 +7128,17 @@ dd = defaultdict(int, a=1)
 ee = dd.copy()
 ee["z"] += 1
 print(dd, ee, type(ee).__name__, type(c) is Counter, isinstance(dd, defaultdict), isinstance({}, Counter))
+class Own:
+    def __init__(self):
+        self.n = 1
+    def __copy__(self):
+        other = Own()
+        other.n = self.n + 10
+        return other
+from enum import Enum
+class Color(Enum):
+    RED = 1
+print(copy.copy(Own()).n, copy.copy(Color.RED) is Color.RED)
 "#,
     );
     assert_eq!(
@@ -7137,6 +7148,7 @@ print(dd, ee, type(ee).__name__, type(c) is Counter, isinstance(dd, defaultdict)
             "{'a': [1]} {'a': [1], 'b': 2} True {1} {1, 2}",
             "Counter({'a': 2, 'z': 2, 'b': 1}) Counter({'a': 2, 'z': 2, 'b': 1, 'q': 1}) Counter 0",
             "defaultdict(<class 'int'>, {'a': 1}) defaultdict(<class 'int'>, {'a': 1, 'z': 1}) defaultdict True True False",
+            "11 True",
         ]
     );
 }

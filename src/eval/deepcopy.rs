@@ -31,6 +31,13 @@ impl Interp {
         let [a] = args.as_slice() else {
             return Err(Error::value(format!("`{name}` takes one value")).at(span));
         };
+        // A class of the program's that defines `__copy__` copies itself.
+        if let (Value::Object(o), "copy.copy") = (&a.value, name) {
+            if o.class.find("__copy__").is_some() {
+                let method = crate::lang::ast::Name::new("__copy__".into(), span);
+                return self.call_method(a.value.clone(), &method, Vec::new(), span);
+            }
+        }
         match name {
             // A shallow copy: a new list, dict, set or instance holding the
             // same items (an object's attributes the same values).
@@ -38,7 +45,8 @@ impl Interp {
                 Value::MutList(xs) => Value::list(lock(xs).to_vec()),
                 Value::Dict(d) => Value::Dict(d.copy_with((*d.items()).clone())),
                 Value::Set(d) => Value::Set(d.copy_with((*d.items()).clone())),
-                Value::Object(o) if !o.class.tuple => {
+                // An Enum's member is itself (Python's `Enum.__copy__`).
+                Value::Object(o) if !o.class.tuple && !o.is_enum_member() => {
                     let copy = o.sibling();
                     *lock(&copy.attrs) = lock(&o.attrs).clone();
                     Value::Object(Arc::new(copy))
