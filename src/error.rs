@@ -569,7 +569,8 @@ impl Error {
             Error::Call { signature, .. } => Some(format!("usage: {signature}")),
             Error::Autograd { help, .. } => Some(help.clone()),
             Error::ReadOnly { .. } => Some(
-                "a tensor's `.grad` (a tensor or none) and `.requires_grad` can be set".into(),
+                "a tensor's `.grad` (a tensor or none), `.requires_grad` and `.data` can be set"
+                    .into(),
             ),
             Error::Recursion { .. } => Some(
                 "a recursive function needs a case that returns without calling itself".into(),

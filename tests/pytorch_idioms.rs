@@ -979,3 +979,30 @@ print(torch.cuda.FloatTensor, type(y))",
         ]
     );
 }
+
+/// `p.data = p.data - lr * p.grad` in a loop on a device holds no more
+/// memory than PyTorch's (which frees the old memory at each step: cudash
+/// copies into it instead, the one case where that cannot be told apart
+/// but by the address), keeps the version count, and a tensor given
+/// another's data views that memory.
+#[test]
+fn data_assignment_on_a_device_keeps_memory_flat() {
+    let out = printed_on(
+        1,
+        "data_assignment_cuda",
+        "import torch\n\
+         p = torch.zeros(1024, device='cuda', requires_grad=True)\n\
+         p.grad = torch.ones(1024, device='cuda')\n\
+         before = torch.cuda.memory_allocated()\n\
+         for _ in range(100):\n    p.data = p.data - 0.5 * p.grad\n\
+         print(torch.cuda.memory_allocated() - before, p[0].item(), p._version, p.is_leaf)\n\
+         q = torch.zeros(256, device='cuda')\n\
+         r = torch.ones(256, device='cuda')\n\
+         q.data = r\n\
+         r.add_(1)\n\
+         print(q.data_ptr() == r.data_ptr(), q.sum().item())\n\
+         q.data = q.data.cpu()\n\
+         print(q.device, q.sum().item(), r.device)\n",
+    );
+    assert_eq!(out, ["0 -50.0 0 True", "True 512.0", "cpu 512.0 cuda:0"]);
+}

@@ -112,6 +112,34 @@ impl Interp {
                 };
                 make_requires_grad(t, flag.get()).map_err(at)
             }
+            "data" => {
+                let Value::Tensor(y) = v else {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: format!(
+                            "Variable data has to be a tensor, but got {}",
+                            super::format::python_type(&v)
+                        ),
+                        help: Some("`x.data = torch.tensor(...)`".into()),
+                    }
+                    .at(value_span));
+                };
+                if requires_grad(t) && !y.dtype().is_float() {
+                    return Err(Error::Module {
+                        class: "RuntimeError",
+                        message: "data set to a tensor that requires gradients must be \
+                                  floating point or complex dtype"
+                            .into(),
+                        help: Some(format!(
+                            "this tensor requires grad and the new data is {}: `.float()` it, \
+                             or `requires_grad_(False)` first",
+                            y.dtype()
+                        )),
+                    }
+                    .at(value_span));
+                }
+                self.rt.set_data(t, y).map_err(|e| e.at(value_span))
+            }
             other => Err(at(Error::ReadOnly {
                 message: format!("`.{other}` of a tensor cannot be set"),
             })),

@@ -1,7 +1,7 @@
 //! A tensor: a strided view of a shared buffer on a device.
 
 use std::ops::Deref;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::alloc::StreamId;
@@ -88,6 +88,16 @@ impl Watch {
 }
 
 impl Storage {
+    fn new(place: Place, tracked: bool) -> Storage {
+        Storage {
+            place,
+            watch: Watch::new(tracked),
+            version: AtomicU64::new(0),
+            shared: AtomicBool::new(false),
+            inference: super::inference::enabled(),
+        }
+    }
+
     fn buf_mut(&mut self) -> Option<&mut Buffer> {
         match &mut self.place {
             Place::Host { buf, .. } | Place::Device { buf, .. } => {
@@ -231,7 +241,7 @@ pub struct StorageHandle(std::sync::Weak<Storage>);
 impl StorageHandle {
     /// Whether `t` views the memory this handle names.
     pub fn is(&self, t: &Tensor) -> bool {
-        std::sync::Weak::as_ptr(&self.0) == Arc::as_ptr(&t.storage)
+        std::sync::Weak::as_ptr(&self.0) == Arc::as_ptr(&t.v().storage)
     }
 }
 
@@ -249,62 +259,135 @@ pub struct WeakTensor {
 impl WeakTensor {
     /// The tensor again, while something keeps its memory.
     pub fn upgrade(&self) -> Option<Tensor> {
-        Some(Tensor {
+        Some(Tensor::of(View {
             storage: self.storage.upgrade()?,
             shape: self.shape.clone(),
             strides: self.strides.clone(),
             offset: self.offset,
             dtype: self.dtype,
             device: self.device,
-            autograd: RecordSlot::default(),
             own_version: None,
-        })
+        }))
     }
 }
 
-#[derive(Debug)]
 pub struct Tensor {
+    /// The view it was made with.
+    first: View,
+    /// The views `set_data` gave it since (`x.data = y`), the newest in use.
+    replaced: Replaced,
+    /// What autograd keeps about this tensor (whether it requires grad,
+    /// its `.grad`, the node that made it), set by the autograd layer above
+    /// the op layer; the core only holds it, as PyTorch's TensorImpl holds
+    /// its autograd meta. Every new tensor, views included, starts without.
+    /// `set_data` keeps it: a tensor's identity for autograd is not its data.
+    autograd: RecordSlot,
+}
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tensor")
+            .field("view", self.v())
+            .field("autograd", &self.autograd)
+            .finish()
+    }
+}
+
+/// What a tensor views: its storage, and where in it its elements lie.
+#[derive(Debug)]
+struct View {
     storage: Arc<Storage>,
     shape: Vec<usize>,
     strides: Vec<isize>,
     offset: usize,
     dtype: DType,
     device: Device,
-    /// What autograd keeps about this tensor (whether it requires grad,
-    /// its `.grad`, the node that made it), set by the autograd layer above
-    /// the op layer; the core only holds it, as PyTorch's TensorImpl holds
-    /// its autograd meta. Every new tensor, views included, starts without.
-    autograd: RecordSlot,
     /// The version counter of a tensor made by `x.data` and of its views:
     /// PyTorch gives `.data` a counter of its own, so autograd does not see
     /// an in-place change made through it. None: the storage's counter.
     own_version: Option<Arc<AtomicU64>>,
 }
 
+impl View {
+    fn new(storage: Storage, shape: Vec<usize>, dtype: DType, device: Device) -> View {
+        View {
+            storage: Arc::new(storage),
+            strides: contiguous_strides(&shape),
+            shape,
+            offset: 0,
+            dtype,
+            device,
+            own_version: None,
+        }
+    }
+}
+
+/// The views `set_data` gave a tensor: the newest, which links to the one
+/// before it, and so on. A view once in use is never changed or freed while
+/// the tensor lives (a reader may still hold a borrow of its shape or its
+/// storage), so the chain only grows, and is freed with the tensor. One
+/// pointer, null for a tensor never given another view: the `Tensor` that
+/// every op makes and moves stays as small as it was.
+#[derive(Default)]
+struct Replaced(AtomicPtr<Newer>);
+
+/// A view `set_data` gave, and the one it replaced (null: the first).
+struct Newer {
+    view: View,
+    older: *mut Newer,
+}
+
+impl Drop for Replaced {
+    fn drop(&mut self) {
+        let mut at = *self.0.get_mut();
+        while !at.is_null() {
+            // SAFETY: each link was made by `Box::into_raw` in `set_data`
+            // and is owned by this chain alone; the tensor is being dropped,
+            // so no reader is left.
+            let node = unsafe { Box::from_raw(at) };
+            at = node.older;
+        }
+    }
+}
+
 impl Tensor {
+    fn of(first: View) -> Tensor {
+        Tensor {
+            first,
+            replaced: Replaced::default(),
+            autograd: RecordSlot::default(),
+        }
+    }
+
+    /// The view in use: the first, or the newest `set_data` gave it.
+    #[inline]
+    fn v(&self) -> &View {
+        // The first view needs no ordering (it was made with the tensor);
+        // a replaced one is read again with Acquire, pairing with
+        // `set_data`'s Release, so its contents are seen whole.
+        if self.replaced.0.load(Ordering::Relaxed).is_null() {
+            return &self.first;
+        }
+        let p = self.replaced.0.load(Ordering::Acquire);
+        // SAFETY: the newest link of the chain, published (Release) whole
+        // by `set_data`; links are never changed, moved or freed before the
+        // tensor is.
+        unsafe { &(*p).view }
+    }
+
     /// A contiguous tensor owning `buf`. `buf.len()` must equal the shape's element count.
     pub fn new(buf: Buffer, shape: Vec<usize>, device: Device) -> Tensor {
         debug_assert_eq!(buf.len(), numel(&shape));
-        Tensor {
-            dtype: buf.dtype(),
-            strides: contiguous_strides(&shape),
-            storage: Arc::new(Storage {
-                place: Place::Host {
-                    locked: OnceLock::new(),
-                    buf: RwLock::new(buf),
-                    pinned: OnceLock::new(),
-                },
-                watch: Watch::new(false),
-                version: AtomicU64::new(0),
-                shared: AtomicBool::new(false),
-                inference: super::inference::enabled(),
-            }),
-            shape,
-            offset: 0,
-            device,
-            autograd: RecordSlot::default(),
-            own_version: None,
-        }
+        let dtype = buf.dtype();
+        let storage = Storage::new(
+            Place::Host {
+                locked: OnceLock::new(),
+                buf: RwLock::new(buf),
+                pinned: OnceLock::new(),
+            },
+            false,
+        );
+        Tensor::of(View::new(storage, shape, dtype, device))
     }
 
     /// A contiguous tensor of the `meta` device: a shape and a dtype, and
@@ -316,25 +399,14 @@ impl Tensor {
     /// A `meta` tensor laid out with `strides` (dense: its storage holds
     /// exactly its elements).
     pub fn meta_strided(shape: Vec<usize>, strides: Vec<isize>, dtype: DType) -> Tensor {
-        Tensor {
-            dtype,
+        let place = Place::Meta {
+            buf: RwLock::new(Buffer::zeros(dtype, 0)),
+            len: numel(&shape),
+        };
+        Tensor::of(View {
             strides,
-            storage: Arc::new(Storage {
-                place: Place::Meta {
-                    buf: RwLock::new(Buffer::zeros(dtype, 0)),
-                    len: numel(&shape),
-                },
-                watch: Watch::new(false),
-                version: AtomicU64::new(0),
-                shared: AtomicBool::new(false),
-                inference: super::inference::enabled(),
-            }),
-            shape,
-            offset: 0,
-            device: Device::Meta,
-            autograd: RecordSlot::default(),
-            own_version: None,
-        }
+            ..View::new(Storage::new(place, false), shape, dtype, Device::Meta)
+        })
     }
 
     pub fn from_vec<T: Stored>(v: Vec<T>, shape: Vec<usize>) -> Tensor {
@@ -346,43 +418,53 @@ impl Tensor {
         Tensor::from_vec(vec![v], vec![])
     }
 
+    #[inline]
     pub fn shape(&self) -> &[usize] {
-        &self.shape
+        &self.v().shape
     }
+    #[inline]
     pub fn strides(&self) -> &[isize] {
-        &self.strides
+        &self.v().strides
     }
+    #[inline]
     pub fn offset(&self) -> usize {
-        self.offset
+        self.v().offset
     }
+    #[inline]
     pub fn dtype(&self) -> DType {
-        self.dtype
+        self.v().dtype
     }
+    #[inline]
     pub fn device(&self) -> Device {
-        self.device
+        self.v().device
     }
+    #[inline]
     pub fn ndim(&self) -> usize {
-        self.shape.len()
+        self.v().shape.len()
     }
     /// A 0-d cpu tensor (a number, or `tensor(2.5)`): PyTorch lets it join
     /// a tensor on any device, as a CPU scalar.
+    #[inline]
     pub fn is_cpu_scalar(&self) -> bool {
-        self.ndim() == 0 && self.device == Device::Cpu
+        self.ndim() == 0 && self.v().device == Device::Cpu
     }
+    #[inline]
     pub fn numel(&self) -> usize {
-        numel(&self.shape)
+        numel(&self.v().shape)
     }
+    #[inline]
     pub fn nbytes(&self) -> usize {
-        self.numel() * self.dtype.size()
+        self.numel() * self.v().dtype.size()
     }
 
     pub fn is_contiguous(&self) -> bool {
-        shape::is_contiguous(&self.shape, &self.strides)
+        shape::is_contiguous(&self.v().shape, &self.v().strides)
     }
 
     /// Whether two tensors share memory (views of one another).
+    #[inline]
     pub fn shares_storage(&self, other: &Tensor) -> bool {
-        Arc::ptr_eq(&self.storage, &other.storage)
+        Arc::ptr_eq(&self.v().storage, &other.v().storage)
     }
 
     /// Reads the storage. Poisoning cannot leave a buffer half-written in a way
@@ -392,22 +474,22 @@ impl Tensor {
     /// races a pending write is reported and sees the bytes from before it.
     #[inline]
     pub fn read(&self) -> BufRef<'_> {
-        let watch = &self.storage.watch;
+        let watch = &self.v().storage.watch;
         // No element, no access: an empty view reads nothing (and queues nothing).
         let tracked = watch.tracked.load(Ordering::Acquire) && self.numel() > 0;
         if tracked && self.before_read() == Sees::Stale {
             return self.stale();
         }
-        self.storage.live()
+        self.v().storage.live()
     }
 
     /// The bytes a racing reader sees: those from before the pending write.
     fn stale(&self) -> BufRef<'_> {
-        let watch = &self.storage.watch;
+        let watch = &self.v().storage.watch;
         // A reader already holding the old bytes (`A + A`) means they exist.
         if let Ok(mut stale) = watch.stale.try_write() {
             if stale.is_none() {
-                *stale = Some(Buffer::zeros(self.dtype, self.storage.len()));
+                *stale = Some(Buffer::zeros(self.v().dtype, self.v().storage.len()));
             }
         }
         BufRef::Stale(watch.stale.read().unwrap_or_else(|e| e.into_inner()))
@@ -419,10 +501,10 @@ impl Tensor {
     /// the download on the same stream (it sees the downloaded bytes), and
     /// races it from another stream (reported; it sees the bytes before).
     pub fn read_by_copy_on(&self, gpu: &Arc<Mutex<crate::runtime::gpu::Gpu>>) -> BufRef<'_> {
-        let watch = &self.storage.watch;
+        let watch = &self.v().storage.watch;
         let mut access = lock(&watch.access);
         let filled_by = access.write.as_ref().map(|w| Arc::ptr_eq(&w.gpu, gpu));
-        if self.storage.gpu().is_some() || filled_by != Some(true) {
+        if self.v().storage.gpu().is_some() || filled_by != Some(true) {
             drop(access);
             return self.read();
         }
@@ -430,15 +512,15 @@ impl Tensor {
         drop(access);
         match sees {
             Sees::Stale => self.stale(),
-            Sees::Live => self.storage.live(),
+            Sees::Live => self.v().storage.live(),
         }
     }
 
     #[inline(never)]
     fn before_read(&self) -> Sees {
-        let watch = &self.storage.watch;
+        let watch = &self.v().storage.watch;
         let mut access = lock(&watch.access);
-        let sees = match (self.storage.gpu(), &access.write) {
+        let sees = match (self.v().storage.gpu(), &access.write) {
             (Some(gpu), _) => lock(gpu).on_read(&mut access),
             (None, Some(w)) => {
                 let gpu = Arc::clone(&w.gpu);
@@ -459,7 +541,7 @@ impl Tensor {
         if access.write.is_none() {
             watch
                 .tracked
-                .store(self.storage.is_device() || reading, Ordering::Release);
+                .store(self.v().storage.is_device() || reading, Ordering::Release);
             if let Ok(mut stale) = watch.stale.try_write() {
                 *stale = None;
             }
@@ -473,7 +555,7 @@ impl Tensor {
     /// write it directly; this serves the host ops).
     pub fn write(&self) -> WriteRef<'_> {
         self.before_write();
-        match &self.storage.place {
+        match &self.v().storage.place {
             Place::Host { buf, .. } | Place::Device { buf, .. } | Place::Meta { buf, .. } => {
                 WriteRef::Live(buf.write().unwrap_or_else(|e| e.into_inner()))
             }
@@ -488,8 +570,8 @@ impl Tensor {
     /// what a block a CUDA graph's capture took holds until the first
     /// replay writes it (the captured kernel did not run).
     pub fn clear_unwritten(&self) {
-        let zeros = Buffer::zeros(self.dtype, self.storage.len());
-        match &self.storage.place {
+        let zeros = Buffer::zeros(self.v().dtype, self.v().storage.len());
+        match &self.v().storage.place {
             Place::Host { buf, .. } | Place::Device { buf, .. } | Place::Meta { buf, .. } => {
                 *buf.write().unwrap_or_else(|e| e.into_inner()) = zeros;
             }
@@ -506,10 +588,10 @@ impl Tensor {
     /// stream is reported once, and reads after it see the bytes from before
     /// that write.
     pub fn before_host_copy(&self) {
-        let Some(gpu) = self.storage.gpu().filter(|_| self.numel() > 0) else {
+        let Some(gpu) = self.v().storage.gpu().filter(|_| self.numel() > 0) else {
             return;
         };
-        let mut access = lock(&self.storage.watch.access);
+        let mut access = lock(&self.v().storage.watch.access);
         lock(gpu).on_copy_to_host(&mut access);
     }
 
@@ -520,18 +602,18 @@ impl Tensor {
         if self.numel() == 0 {
             return; // writes nothing, and queues nothing (`Runtime::issue`)
         }
-        let Some(gpu) = self.storage.gpu() else {
+        let Some(gpu) = self.v().storage.gpu() else {
             self.before_host_write();
             return;
         };
-        let watch = &self.storage.watch;
+        let watch = &self.v().storage.watch;
         let keep_old = {
             let mut access = lock(&watch.access);
             let keep = lock(gpu).on_write(&mut access, gpu);
             keep
         };
         if keep_old {
-            let old = self.storage.live().clone();
+            let old = self.v().storage.live().clone();
             if let Ok(mut stale) = watch.stale.try_write() {
                 *stale = Some(old);
             }
@@ -541,7 +623,7 @@ impl Tensor {
     /// A host write to host memory a non-blocking copy may still be reading:
     /// reported as a race, then forgotten.
     fn before_host_write(&self) {
-        let watch = &self.storage.watch;
+        let watch = &self.v().storage.watch;
         if !watch.tracked.load(Ordering::Acquire) {
             return;
         }
@@ -555,7 +637,7 @@ impl Tensor {
     /// this tensor), as `read` does: whether it sees the live bytes or,
     /// racing a pending write, the ones from before it.
     pub fn before_device_read(&self) -> Sees {
-        let watch = &self.storage.watch;
+        let watch = &self.v().storage.watch;
         if watch.tracked.load(Ordering::Acquire) && self.numel() > 0 {
             self.before_read()
         } else {
@@ -567,6 +649,7 @@ impl Tensor {
     /// `Stale`): those from before the pending write, or a fresh block's zeros.
     pub fn stale_bytes(&self) -> Buffer {
         let stale = self
+            .v()
             .storage
             .watch
             .stale
@@ -574,13 +657,13 @@ impl Tensor {
             .unwrap_or_else(|e| e.into_inner());
         match &*stale {
             Some(b) => b.clone(),
-            None => Buffer::zeros(self.dtype, self.storage.len()),
+            None => Buffer::zeros(self.v().dtype, self.v().storage.len()),
         }
     }
 
     /// The device memory behind this tensor's storage, when a driver holds it.
     pub fn device_bytes(&self) -> Option<&DeviceBytes> {
-        match &self.storage.place {
+        match &self.v().storage.place {
             Place::Driver(d) => Some(d),
             _ => None,
         }
@@ -589,28 +672,15 @@ impl Tensor {
     /// A new contiguous tensor of `shape` in the driver memory `bytes`.
     pub fn in_device_memory(bytes: DeviceBytes, shape: Vec<usize>, device: Device) -> Tensor {
         debug_assert_eq!(bytes.len, numel(&shape));
-        Tensor {
-            dtype: bytes.dtype,
-            strides: contiguous_strides(&shape),
-            storage: Arc::new(Storage {
-                place: Place::Driver(bytes),
-                watch: Watch::new(true),
-                version: AtomicU64::new(0),
-                shared: AtomicBool::new(false),
-                inference: super::inference::enabled(),
-            }),
-            shape,
-            offset: 0,
-            device,
-            autograd: RecordSlot::default(),
-            own_version: None,
-        }
+        let dtype = bytes.dtype;
+        let storage = Storage::new(Place::Driver(bytes), true);
+        Tensor::of(View::new(storage, shape, dtype, device))
     }
 
     /// Records that item `seq` of `stream` on `gpu` writes this (new) storage:
     /// until it is known complete, racing reads see a fresh block's bytes.
     pub fn mark_written(&self, gpu: &Arc<Mutex<Gpu>>, stream: StreamId, seq: u64) {
-        let watch = &self.storage.watch;
+        let watch = &self.v().storage.watch;
         let mut access = lock(&watch.access);
         access.write = Some(PendingWrite {
             gpu: Arc::clone(gpu),
@@ -626,11 +696,11 @@ impl Tensor {
     /// known complete, a host read sees what the memory holds now. An
     /// earlier copy still pending keeps the older bytes.
     pub fn keep_bytes_for_racing_reads(&self) {
-        let watch = &self.storage.watch;
+        let watch = &self.v().storage.watch;
         if lock(&watch.access).write.is_some() {
             return;
         }
-        let old = self.storage.live().clone();
+        let old = self.v().storage.live().clone();
         if let Ok(mut stale) = watch.stale.try_write() {
             *stale = Some(old);
         }
@@ -640,7 +710,7 @@ impl Tensor {
     /// from this host memory) reads this storage: until it is known
     /// complete, a host write to it races the copy.
     pub fn mark_read(&self, gpu: &Arc<Mutex<Gpu>>, stream: StreamId, seq: u64) {
-        let watch = &self.storage.watch;
+        let watch = &self.v().storage.watch;
         lock(&watch.access).read = Some(PendingWrite {
             gpu: Arc::clone(gpu),
             stream,
@@ -652,7 +722,7 @@ impl Tensor {
 
     /// Names the storage after the variable it is bound to, for warnings.
     pub fn set_label(&self, name: &str) {
-        let watch = &self.storage.watch;
+        let watch = &self.v().storage.watch;
         // Pinned host memory: a non-blocking copy from it may race a write.
         if watch.tracked.load(Ordering::Acquire) || self.is_pinned() {
             lock(&watch.access).label = Some(name.into());
@@ -663,7 +733,7 @@ impl Tensor {
     /// parameters and locals name only what the session has not named, so
     /// the caller's tensor keeps the caller's name after the call.
     pub fn label_if_unnamed(&self, name: &str) {
-        let watch = &self.storage.watch;
+        let watch = &self.v().storage.watch;
         if watch.tracked.load(Ordering::Acquire) || self.is_pinned() {
             lock(&watch.access).label.get_or_insert_with(|| name.into());
         }
@@ -671,19 +741,19 @@ impl Tensor {
 
     /// `x.record_stream(s)`: freeing the memory waits for `stream`'s work queued by then.
     pub fn record_stream(&self, stream: StreamId) {
-        lock(&self.storage.watch.access).record_stream(stream);
+        lock(&self.v().storage.watch.access).record_stream(stream);
     }
 
     /// The device block or pinned memory behind this tensor's storage, if any.
     pub fn memory(&self) -> Option<&Memory> {
-        self.storage.memory()
+        self.v().storage.memory()
     }
 
     /// Page-locks this host tensor's memory with `memory` (a pinned block, or
     /// the registration of this memory); fails, returning it, on device
     /// memory or memory already pinned.
     pub fn pin_with(&self, memory: Memory) -> Result<(), Memory> {
-        match (&self.storage.place, &memory) {
+        match (&self.v().storage.place, &memory) {
             (Place::Host { pinned, .. }, Memory::Pinned { .. } | Memory::Registered { .. }) => {
                 pinned.set(memory)
             }
@@ -696,13 +766,14 @@ impl Tensor {
     /// watched for stream hazards from now on.
     pub fn placed(mut self, block: Memory) -> Tensor {
         debug_assert!(block.gpu().is_some(), "placed() takes device memory");
-        let whole = self.offset == 0 && self.is_contiguous();
+        let whole = self.v().offset == 0 && self.is_contiguous();
         let n = self.numel();
-        if let Some(storage) = Arc::get_mut(&mut self.storage) {
+        let fresh = self.replaced.0.get_mut().is_null();
+        if let Some(storage) = Arc::get_mut(&mut self.first.storage).filter(|_| fresh) {
             // A new tensor: its storage moves into the block in place.
             let own = storage.buf_mut().filter(|b| b.len() == n);
             if let (Some(buf), true) = (own, whole) {
-                let buf = std::mem::replace(buf, Buffer::zeros(self.dtype, 0));
+                let buf = std::mem::replace(buf, Buffer::zeros(self.first.dtype, 0));
                 storage.place = Place::Device {
                     block,
                     buf: RwLock::new(buf),
@@ -713,20 +784,21 @@ impl Tensor {
         }
         // A view of part of its storage, or a shared one (never, for a new
         // tensor): the elements in logical order.
+        let place = Place::Device {
+            block,
+            buf: RwLock::new(self.contiguous_buffer()),
+        };
+        let storage = Storage::new(place, true);
+        storage.version.store(self.version(), Ordering::Relaxed);
+        let v = self.v();
+        let first = View {
+            own_version: v.own_version.clone(),
+            ..View::new(storage, v.shape.clone(), v.dtype, v.device)
+        };
         Tensor {
-            storage: Arc::new(Storage {
-                place: Place::Device {
-                    block,
-                    buf: RwLock::new(self.contiguous_buffer()),
-                },
-                watch: Watch::new(true),
-                version: AtomicU64::new(self.version()),
-                shared: AtomicBool::new(false),
-                inference: super::inference::enabled(),
-            }),
-            strides: contiguous_strides(&self.shape),
-            offset: 0,
-            ..self
+            first,
+            replaced: Replaced::default(),
+            autograd: self.autograd,
         }
     }
 
@@ -738,14 +810,14 @@ impl Tensor {
     /// reach it through IPC handles), host memory once `share_memory_()`
     /// moved it.
     pub fn is_shared(&self) -> bool {
-        self.device.is_cuda() || self.storage.shared.load(Ordering::Relaxed)
+        self.v().device.is_cuda() || self.v().storage.shared.load(Ordering::Relaxed)
     }
 
     /// `share_memory_()`: this host tensor's memory is shared memory from
     /// now on (a no-op for CUDA memory, as PyTorch's).
     pub fn share_memory(&self) {
-        if !self.device.is_cuda() {
-            self.storage.shared.store(true, Ordering::Relaxed);
+        if !self.v().device.is_cuda() {
+            self.v().storage.shared.store(true, Ordering::Relaxed);
         }
     }
 
@@ -756,7 +828,7 @@ impl Tensor {
             locked,
             buf,
             pinned,
-        } = &self.storage.place
+        } = &self.v().storage.place
         else {
             return Ok(());
         };
@@ -783,14 +855,14 @@ impl Tensor {
     /// the allocator's segments are) plus its offset; a host tensor's, its
     /// buffer's; an empty tensor's, 0 (null), as PyTorch's.
     pub fn data_ptr(&self) -> u64 {
-        let at = (self.offset * self.dtype().size()) as u64;
+        let at = (self.v().offset * self.dtype().size()) as u64;
         if let Some(addr) = self.memory().and_then(Memory::address) {
             return match addr {
                 0 => 0,
                 a => a + at,
             };
         }
-        match &self.storage.place {
+        match &self.v().storage.place {
             Place::Host { buf, .. } | Place::Device { buf, .. } => {
                 let buf = buf.read().unwrap_or_else(|e| e.into_inner());
                 if buf.is_empty() {
@@ -808,44 +880,45 @@ impl Tensor {
 
     /// Whether a driver has page-locked this tensor's memory.
     pub fn is_page_locked(&self) -> bool {
-        matches!(&self.storage.place, Place::Host { locked, .. } if locked.get().is_some())
+        matches!(&self.v().storage.place, Place::Host { locked, .. } if locked.get().is_some())
     }
 
     /// Identifies the storage (for naming blocks in `mem map`).
     /// This tensor, not kept (`WeakTensor`).
     pub fn downgrade(&self) -> WeakTensor {
         WeakTensor {
-            storage: Arc::downgrade(&self.storage),
-            shape: self.shape.clone(),
-            strides: self.strides.clone(),
-            offset: self.offset,
-            dtype: self.dtype,
-            device: self.device,
+            storage: Arc::downgrade(&self.v().storage),
+            shape: self.v().shape.clone(),
+            strides: self.v().strides.clone(),
+            offset: self.v().offset,
+            dtype: self.v().dtype,
+            device: self.v().device,
         }
     }
 
+    #[inline]
     pub fn storage_id(&self) -> usize {
-        Arc::as_ptr(&self.storage) as usize
+        Arc::as_ptr(&self.v().storage) as usize
     }
 
     /// A handle naming this tensor's memory without keeping it: while the
     /// handle lives, no other memory can have its `storage_id`.
     pub fn storage_handle(&self) -> StorageHandle {
-        StorageHandle(Arc::downgrade(&self.storage))
+        StorageHandle(Arc::downgrade(&self.v().storage))
     }
 
     /// Calls `f` with the elements in logical order: borrowed when contiguous, gathered otherwise.
     /// A `meta` tensor has no elements to give: `f` sees none.
     pub fn with_slice<T: Stored, R>(&self, f: impl FnOnce(&[T]) -> R) -> R {
-        if self.device.is_meta() {
+        if self.v().device.is_meta() {
             return f(&[]);
         }
         let buf = self.read();
         let all = buf.as_slice::<T>();
         if self.is_contiguous() {
-            f(&all[self.offset..self.offset + self.numel()])
+            f(&all[self.v().offset..self.v().offset + self.numel()])
         } else {
-            let gathered = gather(all, &self.shape, &self.strides, self.offset);
+            let gathered = gather(all, &self.v().shape, &self.v().strides, self.v().offset);
             drop(buf);
             f(&gathered)
         }
@@ -853,7 +926,7 @@ impl Tensor {
 
     /// The elements in logical order, converted to `T`.
     pub fn to_vec<T: Stored>(&self) -> Vec<T> {
-        let own = crate::with_dtype!(self.dtype, S => self.with_slice::<S, _>(|s| {
+        let own = crate::with_dtype!(self.v().dtype, S => self.with_slice::<S, _>(|s| {
             S::into_buffer(s.to_vec())
         }));
         let cast = own.cast(T::DTYPE);
@@ -865,59 +938,130 @@ impl Tensor {
     /// PyTorch lets run past the storage) is never read.
     pub fn view(&self, shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Tensor {
         let offset = if numel(&shape) == 0 { 0 } else { offset };
-        Tensor {
-            storage: Arc::clone(&self.storage),
+        let v = self.v();
+        Tensor::of(View {
+            storage: Arc::clone(&v.storage),
             shape,
             strides,
             offset,
-            dtype: self.dtype,
-            device: self.device,
-            autograd: RecordSlot::default(),
-            own_version: self.own_version.clone(),
-        }
+            dtype: v.dtype,
+            device: v.device,
+            own_version: v.own_version.clone(),
+        })
     }
 
     /// Whether no other tensor (no view, no alias) shares these elements,
     /// and this one covers all of them from the start.
     pub fn owns_storage(&self) -> bool {
-        Arc::strong_count(&self.storage) == 1
-            && self.offset == 0
-            && self.storage.len() == self.numel()
+        Arc::strong_count(&self.v().storage) == 1
+            && self.v().offset == 0
+            && self.v().storage.len() == self.numel()
     }
 
     /// Whether this tensor is its storage, laid out plainly from the start
     /// (not a slice, a transpose or an expansion of it; aliases may share it).
     pub fn covers_storage(&self) -> bool {
-        self.offset == 0 && self.storage.len() == self.numel() && self.is_contiguous()
+        self.v().offset == 0 && self.v().storage.len() == self.numel() && self.is_contiguous()
     }
 
     /// PyTorch's `x._version`: how many in-place writes its storage has had.
     pub fn version(&self) -> u64 {
-        match &self.own_version {
+        match &self.v().own_version {
             Some(v) => v.load(Ordering::Acquire),
-            None => self.storage.version.load(Ordering::Acquire) & !MARK,
+            None => self.v().storage.version.load(Ordering::Acquire) & !MARK,
         }
     }
 
     /// Whether this is an inference tensor (`x.is_inference()`): its
     /// storage was made under `torch.inference_mode()`.
     pub fn is_inference(&self) -> bool {
-        self.storage.inference
+        self.v().storage.inference
     }
 
     /// An in-place write changed the storage (the op layer calls this).
     pub fn bump_version(&self) {
-        match &self.own_version {
+        match &self.v().own_version {
             Some(v) => v.fetch_add(1, Ordering::AcqRel),
-            None => self.storage.version.fetch_add(1, Ordering::AcqRel),
+            None => self.v().storage.version.fetch_add(1, Ordering::AcqRel),
         };
+    }
+
+    /// PyTorch's `set_data` (`x.data = y`): from now on this tensor views
+    /// `y`'s elements, with `y`'s shape, strides, dtype and device, as
+    /// PyTorch's shallow copy of `y` into `x` does. Its autograd record
+    /// (`requires_grad`, `.grad`, `grad_fn`) stays, and so does its version
+    /// count (PyTorch keeps `x`'s counter; its views made before keep the
+    /// storage's). The view it had is kept until the tensor drops: a reader
+    /// may still hold a borrow of it (`Runtime::set_data` copies instead where
+    /// it can, so a loop of `p.data = ...` keeps nothing).
+    pub fn set_data(&self, y: &Tensor) {
+        let counter = match &self.v().own_version {
+            Some(c) => Arc::clone(c),
+            None => Arc::new(AtomicU64::new(self.version())),
+        };
+        let v = y.v();
+        let view = View {
+            storage: Arc::clone(&v.storage),
+            shape: v.shape.clone(),
+            strides: v.strides.clone(),
+            offset: v.offset,
+            dtype: v.dtype,
+            device: v.device,
+            own_version: Some(counter),
+        };
+        let node = Box::into_raw(Box::new(Newer {
+            view,
+            older: std::ptr::null_mut(),
+        }));
+        let mut older = self.replaced.0.load(Ordering::Acquire);
+        loop {
+            // SAFETY: `node` is this call's own until the exchange below
+            // publishes it.
+            unsafe { (*node).older = older };
+            match self.replaced.0.compare_exchange_weak(
+                older,
+                node,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(now) => older = now,
+            }
+        }
+    }
+
+    /// Whether `x.data = y` can be done by copying `y`'s elements into this
+    /// tensor's memory with nothing else seeing the difference but the
+    /// address: both own their storage (no view, no alias of either), and
+    /// they are laid out alike on one device.
+    pub fn can_take_elements_of(&self, y: &Tensor) -> bool {
+        let (a, b) = (self.v(), y.v());
+        self.owns_storage()
+            && y.owns_storage()
+            && a.shape == b.shape
+            && a.strides == b.strides
+            && a.dtype == b.dtype
+            && a.device == b.device
+            && self.is_contiguous()
+    }
+
+    /// Sets the version count back to `v` (after `Runtime::set_data`'s copy,
+    /// which is not an in-place change for PyTorch).
+    pub fn restore_version(&self, v: u64) {
+        match &self.v().own_version {
+            Some(c) => c.store(v, Ordering::Release),
+            None => {
+                let mark = self.v().storage.version.load(Ordering::Acquire) & MARK;
+                self.v().storage.version.store(v | mark, Ordering::Release);
+            }
+        }
     }
 
     /// `x.data`: the same elements, with a version counter of its own (at
     /// 0), which this tensor's views share.
     pub fn with_own_version(&self) -> Tensor {
         let mut t = self.alias();
-        t.own_version = Some(Arc::new(AtomicU64::new(0)));
+        t.first.own_version = Some(Arc::new(AtomicU64::new(0)));
         t
     }
 
@@ -927,11 +1071,12 @@ impl Tensor {
     /// each process's tensor has its own counter over shared memory).
     pub fn with_version_copy(&self) -> Tensor {
         let mut t = self.alias();
-        t.own_version = Some(Arc::new(AtomicU64::new(self.version())));
+        t.first.own_version = Some(Arc::new(AtomicU64::new(self.version())));
         t
     }
 
     /// The autograd layer's record of this tensor, when it has one.
+    #[inline]
     pub fn autograd(&self) -> Option<&Record> {
         self.autograd.get()
     }
@@ -953,18 +1098,18 @@ impl Tensor {
     /// in-place op changed: its views look it up): one bit of the version
     /// word, so a storage costs nothing more. True when it was not marked.
     pub fn mark_for_autograd(&self) -> bool {
-        self.storage.version.fetch_or(MARK, Ordering::AcqRel) & MARK == 0
+        self.v().storage.version.fetch_or(MARK, Ordering::AcqRel) & MARK == 0
     }
 
     /// Whether `mark_for_autograd` marked this storage.
     pub fn marked_for_autograd(&self) -> bool {
-        self.storage.version.load(Ordering::Acquire) & MARK != 0
+        self.v().storage.version.load(Ordering::Acquire) & MARK != 0
     }
 
     /// How many elements its storage holds (the whole allocation a view
     /// keeps alive, `x.untyped_storage().nbytes()` over the element size).
     pub fn storage_len(&self) -> usize {
-        self.storage.len()
+        self.v().storage.len()
     }
 
     /// The address of its storage's first element (`data_ptr()` less the
@@ -972,14 +1117,18 @@ impl Tensor {
     pub fn storage_ptr(&self) -> u64 {
         match self.data_ptr() {
             0 => 0,
-            p => p - (self.offset * self.dtype().size()) as u64,
+            p => p - (self.v().offset * self.dtype().size()) as u64,
         }
     }
 
     /// A new tensor for the same elements with no autograd record (what
     /// `detach()` and a saved tensor are).
     pub fn alias(&self) -> Tensor {
-        self.view(self.shape.clone(), self.strides.clone(), self.offset)
+        self.view(
+            self.v().shape.clone(),
+            self.v().strides.clone(),
+            self.v().offset,
+        )
     }
 
     /// The same elements in a fresh contiguous buffer.
@@ -991,60 +1140,64 @@ impl Tensor {
     /// contiguous buffer.
     /// (None for a `meta` tensor: it has no elements.)
     pub fn contiguous_of(&self, buf: BufRef<'_>) -> Buffer {
-        if self.device.is_meta() {
-            return Buffer::zeros(self.dtype, 0);
+        if self.v().device.is_meta() {
+            return Buffer::zeros(self.v().dtype, 0);
         }
-        crate::with_dtype!(self.dtype, T => {
+        crate::with_dtype!(self.v().dtype, T => {
             let all = buf.as_slice::<T>();
             // A strided view is gathered once, straight into the new buffer.
             T::into_buffer(match self.is_contiguous() {
-                true => all[self.offset..self.offset + self.numel()].to_vec(),
-                false => gather(all, &self.shape, &self.strides, self.offset),
+                true => all[self.v().offset..self.v().offset + self.numel()].to_vec(),
+                false => gather(all, &self.v().shape, &self.v().strides, self.v().offset),
             })
         })
     }
 
     /// A contiguous copy (always a new buffer).
     pub fn copy(&self) -> Tensor {
-        if self.device.is_meta() {
-            return Tensor::meta(self.shape.clone(), self.dtype);
+        if self.v().device.is_meta() {
+            return Tensor::meta(self.v().shape.clone(), self.v().dtype);
         }
-        Tensor::new(self.contiguous_buffer(), self.shape.clone(), self.device)
+        Tensor::new(
+            self.contiguous_buffer(),
+            self.v().shape.clone(),
+            self.v().device,
+        )
     }
 
     /// Converts to `dtype` (a copy, even when the dtype is unchanged), floats
     /// that do not fit an integer as the tensor's device does (`FloatToInt`).
     pub fn cast(&self, dtype: DType) -> Tensor {
-        if self.device.is_meta() {
-            return Tensor::meta(self.shape.clone(), dtype);
+        if self.v().device.is_meta() {
+            return Tensor::meta(self.v().shape.clone(), dtype);
         }
         let buf = self.contiguous_buffer();
         // A copy in its own dtype needs no second pass.
-        let buf = match dtype == self.dtype {
+        let buf = match dtype == self.v().dtype {
             true => buf,
-            false => buf.cast_by(dtype, FloatToInt::on(self.device)),
+            false => buf.cast_by(dtype, FloatToInt::on(self.v().device)),
         };
-        Tensor::new(buf, self.shape.clone(), self.device)
+        Tensor::new(buf, self.v().shape.clone(), self.v().device)
     }
 
     /// Reverses the dimensions (PyTorch's `.T` / `.mT` for 2-D).
     pub fn t(&self) -> Tensor {
-        let shape = self.shape.iter().rev().copied().collect();
-        let strides = self.strides.iter().rev().copied().collect();
-        self.view(shape, strides, self.offset)
+        let shape = self.v().shape.iter().rev().copied().collect();
+        let strides = self.v().strides.iter().rev().copied().collect();
+        self.view(shape, strides, self.v().offset)
     }
 
     pub fn transpose(&self, a: usize, b: usize) -> Tensor {
-        let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
+        let (mut shape, mut strides) = (self.v().shape.clone(), self.v().strides.clone());
         shape.swap(a, b);
         strides.swap(a, b);
-        self.view(shape, strides, self.offset)
+        self.view(shape, strides, self.v().offset)
     }
 
     /// A view with broadcast dimensions (stride 0) expanded to `target`.
     pub fn expand(&self, target: &[usize]) -> Tensor {
-        let strides = shape::broadcast_strides(&self.shape, &self.strides, target);
-        self.view(target.to_vec(), strides, self.offset)
+        let strides = shape::broadcast_strides(&self.v().shape, &self.v().strides, target);
+        self.view(target.to_vec(), strides, self.v().offset)
     }
 
     /// Reshapes, as a view when the memory is contiguous and as a copy otherwise.
@@ -1071,28 +1224,32 @@ impl Tensor {
         }
         if let Some(i) = infer {
             if known == 0 || !n.is_multiple_of(known) {
-                return Err(reshape_error(&self.shape, dims, n));
+                return Err(reshape_error(&self.v().shape, dims, n));
             }
             shape[i] = n / known;
         } else if known != n {
-            return Err(reshape_error(&self.shape, dims, n));
+            return Err(reshape_error(&self.v().shape, dims, n));
         }
         if self.is_contiguous() {
             let strides = contiguous_strides(&shape);
-            Ok(self.view(shape, strides, self.offset))
-        } else if self.device.is_meta() {
-            Ok(Tensor::meta(shape, self.dtype))
+            Ok(self.view(shape, strides, self.v().offset))
+        } else if self.v().device.is_meta() {
+            Ok(Tensor::meta(shape, self.v().dtype))
         } else {
-            Ok(Tensor::new(self.contiguous_buffer(), shape, self.device))
+            Ok(Tensor::new(
+                self.contiguous_buffer(),
+                shape,
+                self.v().device,
+            ))
         }
     }
 
     /// A copy of this tensor's elements with a different device tag.
     pub fn with_device(&self, device: Device) -> Tensor {
         if device.is_meta() {
-            return Tensor::meta(self.shape.clone(), self.dtype);
+            return Tensor::meta(self.v().shape.clone(), self.v().dtype);
         }
-        Tensor::new(self.contiguous_buffer(), self.shape.clone(), device)
+        Tensor::new(self.contiguous_buffer(), self.v().shape.clone(), device)
     }
 }
 

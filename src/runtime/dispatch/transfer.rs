@@ -208,6 +208,25 @@ impl Runtime {
         Ok(())
     }
 
+    /// `x.data = y` (PyTorch's `set_data`): `x` views `y`'s elements from
+    /// now on. When nothing else holds `y` or `x`'s memory and the two are
+    /// laid out alike (`p.data = p.data - lr * p.grad`), `y`'s elements
+    /// are copied into `x`'s memory instead, so `x` keeps no memory it no
+    /// longer uses (`Tensor::set_data` keeps the old view): the same
+    /// values and the same memory in use as PyTorch's, at `x`'s address
+    /// rather than `y`'s, and with no change to `x._version`.
+    pub fn set_data(&mut self, x: &Tensor, y: Arc<Tensor>) -> Result<(), Error> {
+        if Arc::strong_count(&y) == 1 && x.can_take_elements_of(&y) {
+            let version = x.version();
+            if self.assign(x, &y).is_ok() {
+                x.restore_version(version);
+                return Ok(());
+            }
+        }
+        x.set_data(&y);
+        Ok(())
+    }
+
     /// `dst.copy_(src, non_blocking)`: `src` (broadcast, converted to
     /// `dst`'s dtype) written into `dst`, from any device, as PyTorch's
     /// `copy_`. Between the host and a device the copy is queued on the
