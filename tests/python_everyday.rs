@@ -7152,3 +7152,46 @@ print(copy.copy(Own()).n, copy.copy(Color.RED) is Color.RED)
         ]
     );
 }
+
+/// Python's three-argument `type(name, bases, dict)`: a class made by a
+/// call (a namespace on the fly, a subclass with a lambda for a method),
+/// and `type.__new__`'s TypeErrors, as CPython 3.11 prints them.
+#[test]
+fn three_argument_type_makes_a_class_as_python() {
+    let out = python_printed(
+        "three_argument_type",
+        r#"class Base:
+    def hello(self):
+        return "hi " + self.name
+Config = type("Config", (), {"lr": 0.1, "epochs": 3})
+print(Config.lr, Config().epochs, Config.__name__, type(Config()).__name__)
+D = type("D", (Base,), {"name": "d", "twice": lambda self: self.hello() * 2})
+d = D()
+print(d.twice(), isinstance(d, Base), D.__mro__)
+args = type("", (), {})()
+args.batch_size = 4
+print(args.batch_size)
+for bad in [(1, (), {}), ("A", [], {}), ("A", (), [])]:
+    try:
+        type(*bad)
+    except TypeError as e:
+        print(e)
+try:
+    type("A", ())
+except TypeError as e:
+    print(e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "0.1 3 Config Config",
+            "hi dhi d True (<class '__main__.D'>, <class '__main__.Base'>, <class 'object'>)",
+            "4",
+            "type.__new__() argument 1 must be str, not int",
+            "type.__new__() argument 2 must be tuple, not list",
+            "type.__new__() argument 3 must be dict, not list",
+            "type() takes 1 or 3 arguments",
+        ]
+    );
+}

@@ -32,6 +32,7 @@ mod dict_view;
 pub mod distributed;
 pub mod docs;
 mod dunder_text;
+mod dynamic_class;
 mod enums;
 mod environ;
 mod exceptions;

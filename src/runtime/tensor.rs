@@ -88,6 +88,7 @@ impl Watch {
 }
 
 impl Storage {
+    #[inline(always)]
     fn new(place: Place, tracked: bool) -> Storage {
         Storage {
             place,
@@ -309,6 +310,7 @@ struct View {
 }
 
 impl View {
+    #[inline(always)]
     fn new(storage: Storage, shape: Vec<usize>, dtype: DType, device: Device) -> View {
         View {
             storage: Arc::new(storage),
@@ -351,6 +353,7 @@ impl Drop for Replaced {
 }
 
 impl Tensor {
+    #[inline(always)]
     fn of(first: View) -> Tensor {
         Tensor {
             first,
@@ -454,11 +457,13 @@ impl Tensor {
     }
     #[inline]
     pub fn nbytes(&self) -> usize {
-        self.numel() * self.v().dtype.size()
+        let v = self.v();
+        numel(&v.shape) * v.dtype.size()
     }
 
     pub fn is_contiguous(&self) -> bool {
-        shape::is_contiguous(&self.v().shape, &self.v().strides)
+        let v = self.v();
+        shape::is_contiguous(&v.shape, &v.strides)
     }
 
     /// Whether two tensors share memory (views of one another).
@@ -474,22 +479,24 @@ impl Tensor {
     /// races a pending write is reported and sees the bytes from before it.
     #[inline]
     pub fn read(&self) -> BufRef<'_> {
-        let watch = &self.v().storage.watch;
+        let v = self.v();
+        let watch = &v.storage.watch;
         // No element, no access: an empty view reads nothing (and queues nothing).
-        let tracked = watch.tracked.load(Ordering::Acquire) && self.numel() > 0;
+        let tracked = watch.tracked.load(Ordering::Acquire) && numel(&v.shape) > 0;
         if tracked && self.before_read() == Sees::Stale {
             return self.stale();
         }
-        self.v().storage.live()
+        v.storage.live()
     }
 
     /// The bytes a racing reader sees: those from before the pending write.
     fn stale(&self) -> BufRef<'_> {
-        let watch = &self.v().storage.watch;
+        let v = self.v();
+        let watch = &v.storage.watch;
         // A reader already holding the old bytes (`A + A`) means they exist.
         if let Ok(mut stale) = watch.stale.try_write() {
             if stale.is_none() {
-                *stale = Some(Buffer::zeros(self.v().dtype, self.v().storage.len()));
+                *stale = Some(Buffer::zeros(v.dtype, v.storage.len()));
             }
         }
         BufRef::Stale(watch.stale.read().unwrap_or_else(|e| e.into_inner()))
@@ -518,9 +525,10 @@ impl Tensor {
 
     #[inline(never)]
     fn before_read(&self) -> Sees {
-        let watch = &self.v().storage.watch;
+        let v = self.v();
+        let watch = &v.storage.watch;
         let mut access = lock(&watch.access);
-        let sees = match (self.v().storage.gpu(), &access.write) {
+        let sees = match (v.storage.gpu(), &access.write) {
             (Some(gpu), _) => lock(gpu).on_read(&mut access),
             (None, Some(w)) => {
                 let gpu = Arc::clone(&w.gpu);
@@ -541,7 +549,7 @@ impl Tensor {
         if access.write.is_none() {
             watch
                 .tracked
-                .store(self.v().storage.is_device() || reading, Ordering::Release);
+                .store(v.storage.is_device() || reading, Ordering::Release);
             if let Ok(mut stale) = watch.stale.try_write() {
                 *stale = None;
             }
@@ -599,21 +607,22 @@ impl Tensor {
     /// next item: checked against pending work, and the bytes before it kept
     /// for readers that race it.
     pub fn before_write(&self) {
-        if self.numel() == 0 {
+        let v = self.v();
+        if numel(&v.shape) == 0 {
             return; // writes nothing, and queues nothing (`Runtime::issue`)
         }
-        let Some(gpu) = self.v().storage.gpu() else {
+        let Some(gpu) = v.storage.gpu() else {
             self.before_host_write();
             return;
         };
-        let watch = &self.v().storage.watch;
+        let watch = &v.storage.watch;
         let keep_old = {
             let mut access = lock(&watch.access);
             let keep = lock(gpu).on_write(&mut access, gpu);
             keep
         };
         if keep_old {
-            let old = self.v().storage.live().clone();
+            let old = v.storage.live().clone();
             if let Ok(mut stale) = watch.stale.try_write() {
                 *stale = Some(old);
             }
@@ -855,14 +864,15 @@ impl Tensor {
     /// the allocator's segments are) plus its offset; a host tensor's, its
     /// buffer's; an empty tensor's, 0 (null), as PyTorch's.
     pub fn data_ptr(&self) -> u64 {
-        let at = (self.v().offset * self.dtype().size()) as u64;
+        let v = self.v();
+        let at = (v.offset * self.dtype().size()) as u64;
         if let Some(addr) = self.memory().and_then(Memory::address) {
             return match addr {
                 0 => 0,
                 a => a + at,
             };
         }
-        match &self.v().storage.place {
+        match &v.storage.place {
             Place::Host { buf, .. } | Place::Device { buf, .. } => {
                 let buf = buf.read().unwrap_or_else(|e| e.into_inner());
                 if buf.is_empty() {
@@ -910,15 +920,16 @@ impl Tensor {
     /// Calls `f` with the elements in logical order: borrowed when contiguous, gathered otherwise.
     /// A `meta` tensor has no elements to give: `f` sees none.
     pub fn with_slice<T: Stored, R>(&self, f: impl FnOnce(&[T]) -> R) -> R {
-        if self.v().device.is_meta() {
+        let v = self.v();
+        if v.device.is_meta() {
             return f(&[]);
         }
         let buf = self.read();
         let all = buf.as_slice::<T>();
         if self.is_contiguous() {
-            f(&all[self.v().offset..self.v().offset + self.numel()])
+            f(&all[v.offset..v.offset + numel(&v.shape)])
         } else {
-            let gathered = gather(all, &self.v().shape, &self.v().strides, self.v().offset);
+            let gathered = gather(all, &v.shape, &v.strides, v.offset);
             drop(buf);
             f(&gathered)
         }
@@ -953,22 +964,23 @@ impl Tensor {
     /// Whether no other tensor (no view, no alias) shares these elements,
     /// and this one covers all of them from the start.
     pub fn owns_storage(&self) -> bool {
-        Arc::strong_count(&self.v().storage) == 1
-            && self.v().offset == 0
-            && self.v().storage.len() == self.numel()
+        let v = self.v();
+        Arc::strong_count(&v.storage) == 1 && v.offset == 0 && v.storage.len() == numel(&v.shape)
     }
 
     /// Whether this tensor is its storage, laid out plainly from the start
     /// (not a slice, a transpose or an expansion of it; aliases may share it).
     pub fn covers_storage(&self) -> bool {
-        self.v().offset == 0 && self.v().storage.len() == self.numel() && self.is_contiguous()
+        let v = self.v();
+        v.offset == 0 && v.storage.len() == numel(&v.shape) && self.is_contiguous()
     }
 
     /// PyTorch's `x._version`: how many in-place writes its storage has had.
     pub fn version(&self) -> u64 {
-        match &self.v().own_version {
+        let v = self.v();
+        match &v.own_version {
             Some(v) => v.load(Ordering::Acquire),
-            None => self.v().storage.version.load(Ordering::Acquire) & !MARK,
+            None => v.storage.version.load(Ordering::Acquire) & !MARK,
         }
     }
 
@@ -1124,11 +1136,8 @@ impl Tensor {
     /// A new tensor for the same elements with no autograd record (what
     /// `detach()` and a saved tensor are).
     pub fn alias(&self) -> Tensor {
-        self.view(
-            self.v().shape.clone(),
-            self.v().strides.clone(),
-            self.v().offset,
-        )
+        let v = self.v();
+        self.view(v.shape.clone(), v.strides.clone(), v.offset)
     }
 
     /// The same elements in a fresh contiguous buffer.
@@ -1140,64 +1149,66 @@ impl Tensor {
     /// contiguous buffer.
     /// (None for a `meta` tensor: it has no elements.)
     pub fn contiguous_of(&self, buf: BufRef<'_>) -> Buffer {
-        if self.v().device.is_meta() {
-            return Buffer::zeros(self.v().dtype, 0);
+        let v = self.v();
+        if v.device.is_meta() {
+            return Buffer::zeros(v.dtype, 0);
         }
-        crate::with_dtype!(self.v().dtype, T => {
+        crate::with_dtype!(v.dtype, T => {
             let all = buf.as_slice::<T>();
             // A strided view is gathered once, straight into the new buffer.
             T::into_buffer(match self.is_contiguous() {
-                true => all[self.v().offset..self.v().offset + self.numel()].to_vec(),
-                false => gather(all, &self.v().shape, &self.v().strides, self.v().offset),
+                true => all[v.offset..v.offset + numel(&v.shape)].to_vec(),
+                false => gather(all, &v.shape, &v.strides, v.offset),
             })
         })
     }
 
     /// A contiguous copy (always a new buffer).
     pub fn copy(&self) -> Tensor {
-        if self.v().device.is_meta() {
-            return Tensor::meta(self.v().shape.clone(), self.v().dtype);
+        let v = self.v();
+        if v.device.is_meta() {
+            return Tensor::meta(v.shape.clone(), v.dtype);
         }
-        Tensor::new(
-            self.contiguous_buffer(),
-            self.v().shape.clone(),
-            self.v().device,
-        )
+        Tensor::new(self.contiguous_buffer(), v.shape.clone(), v.device)
     }
 
     /// Converts to `dtype` (a copy, even when the dtype is unchanged), floats
     /// that do not fit an integer as the tensor's device does (`FloatToInt`).
     pub fn cast(&self, dtype: DType) -> Tensor {
-        if self.v().device.is_meta() {
-            return Tensor::meta(self.v().shape.clone(), dtype);
+        let v = self.v();
+        if v.device.is_meta() {
+            return Tensor::meta(v.shape.clone(), dtype);
         }
         let buf = self.contiguous_buffer();
         // A copy in its own dtype needs no second pass.
-        let buf = match dtype == self.v().dtype {
+        let buf = match dtype == v.dtype {
             true => buf,
-            false => buf.cast_by(dtype, FloatToInt::on(self.v().device)),
+            false => buf.cast_by(dtype, FloatToInt::on(v.device)),
         };
-        Tensor::new(buf, self.v().shape.clone(), self.v().device)
+        Tensor::new(buf, v.shape.clone(), v.device)
     }
 
     /// Reverses the dimensions (PyTorch's `.T` / `.mT` for 2-D).
     pub fn t(&self) -> Tensor {
-        let shape = self.v().shape.iter().rev().copied().collect();
-        let strides = self.v().strides.iter().rev().copied().collect();
-        self.view(shape, strides, self.v().offset)
+        let v = self.v();
+        let shape = v.shape.iter().rev().copied().collect();
+        let strides = v.strides.iter().rev().copied().collect();
+        self.view(shape, strides, v.offset)
     }
 
     pub fn transpose(&self, a: usize, b: usize) -> Tensor {
-        let (mut shape, mut strides) = (self.v().shape.clone(), self.v().strides.clone());
+        let v = self.v();
+        let (mut shape, mut strides) = (v.shape.clone(), v.strides.clone());
         shape.swap(a, b);
         strides.swap(a, b);
-        self.view(shape, strides, self.v().offset)
+        self.view(shape, strides, v.offset)
     }
 
     /// A view with broadcast dimensions (stride 0) expanded to `target`.
     pub fn expand(&self, target: &[usize]) -> Tensor {
-        let strides = shape::broadcast_strides(&self.v().shape, &self.v().strides, target);
-        self.view(target.to_vec(), strides, self.v().offset)
+        let v = self.v();
+        let strides = shape::broadcast_strides(&v.shape, &v.strides, target);
+        self.view(target.to_vec(), strides, v.offset)
     }
 
     /// Reshapes, as a view when the memory is contiguous and as a copy otherwise.
@@ -1246,10 +1257,11 @@ impl Tensor {
 
     /// A copy of this tensor's elements with a different device tag.
     pub fn with_device(&self, device: Device) -> Tensor {
+        let v = self.v();
         if device.is_meta() {
-            return Tensor::meta(self.v().shape.clone(), self.v().dtype);
+            return Tensor::meta(v.shape.clone(), v.dtype);
         }
-        Tensor::new(self.contiguous_buffer(), self.v().shape.clone(), device)
+        Tensor::new(self.contiguous_buffer(), v.shape.clone(), device)
     }
 }
 

@@ -754,12 +754,30 @@ fn type_native(v: &Value) -> Option<&'static super::super::value::Native> {
 /// `type(obj)`: its class, as Python's: a class of the program's, a
 /// layer's class, `Parameter`, `Tensor`, or Python's `int`, `float`,
 /// `str`, `bool`, `list`, `tuple`, `dict` (each with its `__name__`).
-pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
+pub(super) fn type_(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     use super::super::docs;
     let (v, span) = b
         .get("object")
         .cloned()
         .ok_or_else(|| Error::value("type() needs an object").at(b.span))?;
+    match (b.given("bases"), b.given("dict")) {
+        (None, None) => {}
+        (Some((bases, _)), Some((dict, _))) => {
+            return me
+                .class_from_parts(&v, bases, dict)
+                .map_err(|e| e.at(b.span))
+        }
+        _ => {
+            return Err(Error::Module {
+                class: "TypeError",
+                message: "type() takes 1 or 3 arguments".into(),
+                help: Some(
+                    "`type(x)`: the class of `x`; `type(name, bases, dict)`: a new class".into(),
+                ),
+            }
+            .at(b.span))
+        }
+    }
     if let Some(class) = super::super::value::class_of(&v) {
         return Ok(Value::Class(class));
     }
