@@ -7195,3 +7195,44 @@ except TypeError as e:
         ]
     );
 }
+
+/// `frozenset` as its own type: a dict's key and a set's item (equal
+/// frozensets one key, whatever their order), no method that changes it,
+/// set operators that keep the left operand's kind, `|=` that makes a new
+/// one, printed and named as CPython 3.11 does.
+#[test]
+fn frozenset_is_its_own_hashable_type_as_python() {
+    let out = python_printed(
+        "frozenset_type",
+        r#"a = frozenset([1, 2, 3])
+d = {a: "x"}
+print(d[frozenset({3, 2, 1})], type(a).__name__, a, type(a))
+print(a | {4}, a & {1, 9}, a - {1}, a ^ {1, 7}, 2 in a, len(a))
+s = {frozenset([1]), frozenset([1])}
+print(len(s), s)
+try:
+    a.add(4)
+except AttributeError as e:
+    print("AttributeError", e)
+print(frozenset(), isinstance(a, frozenset), isinstance(a, set), isinstance({1}, frozenset))
+print(a == {1, 2, 3}, a.union([9]), a.issubset({1, 2, 3, 4}), sorted(a), hash(a) == hash(frozenset([3, 1, 2])))
+b = a
+b |= {0}
+print(a, a is b, len(b))
+print(frozenset({(1, 2), "x"}) == frozenset({"x", (1, 2)}), {frozenset({1, 2}): 1}.get(frozenset({2, 1})))
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "x frozenset frozenset({1, 2, 3}) <class 'frozenset'>",
+            "frozenset({1, 2, 3, 4}) frozenset({1}) frozenset({2, 3}) frozenset({2, 3, 7}) True 3",
+            "1 {frozenset({1})}",
+            "AttributeError 'frozenset' object has no attribute 'add'",
+            "frozenset() True False False",
+            "True frozenset({1, 2, 3, 9}) True [1, 2, 3] True",
+            "frozenset({1, 2, 3}) False 4",
+            "True 1",
+        ]
+    );
+}

@@ -360,7 +360,7 @@ docs! {
     Function Teaching "oct", "oct(x)", "Python's oct: an int in octal, `0o` first.", "oct(8)";
     Function Teaching "chr", "chr(i)", "Python's chr: the one-character string of code point `i`.", "chr(65)";
     Function Teaching "ord", "ord(c)", "Python's ord: the code point of a one-character string.", "ord(\"a\")";
-    Function Teaching "frozenset", "frozenset(iterable=none)", "Python's frozenset: a set of the items (cudash's sets serve; it is not kept from changing).", "frozenset([2, 1, 2])";
+    Function Teaching "frozenset", "frozenset(iterable=none)", "Python's frozenset: a set of the items that no method changes, hashable (a dict's key, a set's item).", "frozenset([2, 1, 2])";
     Function Teaching "globals", "globals()", "Python's globals: the module's variables as a dict (nanoGPT lists its settings so); `globals()[key] = value` assigns the variable.", "lr = 0.1\nglobals()[\"lr\"]";
     Function Teaching "eval", "eval(source, globals=none, locals=none)", "Python's eval: the value of the expression in the string `source`, read in the module's variables (a function's own locals are not seen), or in the dict `globals`'.", "eval(\"2 ** 10\")";
     Function Teaching "exec", "exec(source, globals=none, locals=none)", "Python's exec: the statements of the string `source`, run in the module's variables (nanoGPT's `exec(open(\"configurator.py\").read())`), or in the dict `globals`' names, which then has what they assigned.", "exec(\"x = 2 + 3\")\nx";

@@ -331,6 +331,7 @@ fn builtin_type(v: &Value) -> &'static str {
         Value::List(_) => "tuple",
         Value::MutList(_) => "list",
         Value::Dict(_) => "dict",
+        Value::Set(s) if s.is_frozen() => "frozenset",
         Value::Set(_) => "set",
         Value::DictView(view) => view.python_type(),
         _ => "object",

@@ -25,6 +25,22 @@ impl Key {
             Value::DType(t) => Key::DType(t.get()),
             Value::Device(d) => Key::Device(Some(d.get())),
             Value::CurrentCuda => Key::Device(None),
+            // A frozenset by its items in an order of their own (by hash,
+            // then as written), beside a mark no tuple of a program's
+            // holds: equal frozensets are one key, whatever their order.
+            Value::Set(s) if s.is_frozen() => {
+                use std::hash::BuildHasher;
+                let hasher = super::value::KeyHasher::default();
+                let mut items: Vec<Key> = s.items().keys().cloned().collect();
+                items.sort_by_cached_key(|k| (hasher.hash_one(k), format!("{k:?}")));
+                let mark = [Key::Device(None), Key::Str("frozenset".into())];
+                let inner = Key::Tuple(Arc::new(
+                    mark.into_iter()
+                        .chain([Key::Tuple(Arc::new(items))])
+                        .collect(),
+                ));
+                Key::Hashed(Arc::new((inner, v.clone())))
+            }
             Value::MutList(_) | Value::Dict(_) | Value::Set(_) | Value::DictView(_) => return None,
             // Bytes by their contents: a key no other value makes (the
             // bytes in hex beside `cuda`, which no tuple of a program's

@@ -489,16 +489,21 @@ pub(super) fn autocast_region(r: &crate::autograd::autocast::Region) -> String {
     )
 }
 
-/// A set as `{a, b}` (`set()` when empty), each item as `key` writes it.
+/// A set as `{a, b}` (`set()` when empty), a frozenset as
+/// `frozenset({a, b})`, each item as `key` writes it.
 pub(super) fn set_text(
     items: &super::value::PyDict,
     key: impl Fn(&super::value::Key) -> String,
 ) -> String {
+    let frozen = items.is_frozen();
     if items.is_empty() {
-        return "set()".into();
+        return if frozen { "frozenset()" } else { "set()" }.into();
     }
     let keys: Vec<String> = items.items().iter().map(|(k, _)| key(k)).collect();
-    format!("{{{}}}", keys.join(", "))
+    match frozen {
+        true => format!("frozenset({{{}}})", keys.join(", ")),
+        false => format!("{{{}}}", keys.join(", ")),
+    }
 }
 
 /// `1.500000e+03`: C's `%e`.

@@ -513,7 +513,8 @@ impl Interp {
         }
         // `d |= e` updates the dict in place, `s |= t` the set (every name
         // for it sees it), as Python's.
-        if let (Value::Dict(d) | Value::Set(d), BinaryOp::BitOr) = (&current, op) {
+        let frozen = matches!(&current, Value::Set(s) if s.is_frozen());
+        if let (Value::Dict(d) | Value::Set(d), BinaryOp::BitOr, false) = (&current, op, frozen) {
             let merged = self
                 .binary(BinOp::Elementwise(op), current.clone(), v)
                 .map_err(|e| e.at(span))?;

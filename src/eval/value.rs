@@ -523,6 +523,8 @@ pub struct DictState {
     missing: Option<Missing>,
     /// A `collections.OrderedDict` (a `state_dict()`): shown as one.
     ordered: bool,
+    /// A `frozenset`: no method changes it, and it is hashable.
+    frozen: bool,
 }
 
 /// The hasher of dict keys: foldhash, as the interpreter's variables (the
@@ -609,7 +611,22 @@ impl PyDict {
             items: Mutex::new(Arc::new(map)),
             ordered: self.0.ordered,
             missing: self.0.missing.clone(),
+            frozen: self.0.frozen,
         }))
+    }
+
+    /// A `frozenset` of `map`'s keys.
+    pub fn frozen(map: DictMap) -> PyDict {
+        PyDict(Arc::new(DictState {
+            items: Mutex::new(Arc::new(map)),
+            frozen: true,
+            ..DictState::default()
+        }))
+    }
+
+    /// Whether it is a `frozenset`.
+    pub fn is_frozen(&self) -> bool {
+        self.0.frozen
     }
 
     /// A `defaultdict` or a `Counter` of `items`.
@@ -618,6 +635,7 @@ impl PyDict {
             items: Mutex::new(Arc::new(map_of(items))),
             missing: Some(missing),
             ordered: false,
+            frozen: false,
         }))
     }
 

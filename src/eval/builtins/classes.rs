@@ -4,7 +4,16 @@
 
 /// Python's own types among the builtins (`isinstance(x, int)`).
 pub(super) const PYTHON_TYPES: &[&str] = &[
-    "int", "float", "str", "bool", "list", "tuple", "dict", "set", "bytes",
+    "int",
+    "float",
+    "str",
+    "bool",
+    "list",
+    "tuple",
+    "dict",
+    "set",
+    "frozenset",
+    "bytes",
 ];
 
 /// The built-in optimizers' classes (each in `torch.optim.<its name in

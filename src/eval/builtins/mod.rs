@@ -328,7 +328,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("hex", python::radix),
     ("oct", python::radix),
     ("ord", python::chr_ord),
-    ("frozenset", super::methods::set::set),
+    ("frozenset", super::methods::set::frozenset),
     ("setattr", python::setattr),
     ("delattr", python::delattr),
     ("list", teaching::list),

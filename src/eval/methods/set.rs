@@ -45,6 +45,26 @@ fn key(me: &mut Interp, v: &Value, span: Span) -> Result<Key, Diagnostic> {
     me.key(v, span)
 }
 
+/// `keys` as a set of the kind `like` is (a frozenset's union is one).
+fn of_keys_like(like: &PyDict, keys: impl IntoIterator<Item = Key>) -> Value {
+    match (of_keys(keys), like.is_frozen()) {
+        (Value::Set(s), true) => Value::Set(PyDict::frozen((*s.items()).clone())),
+        (v, _) => v,
+    }
+}
+
+/// `frozenset(iterable)`: a set no method changes, and a dict's key.
+pub(crate) fn frozenset(
+    me: &mut Interp,
+    name: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    match set(me, name, b)? {
+        Value::Set(s) => Ok(Value::Set(PyDict::frozen((*s.items()).clone()))),
+        other => Ok(other),
+    }
+}
+
 pub(crate) fn of_keys(keys: impl IntoIterator<Item = Key>) -> Value {
     let set = PyDict::new(Vec::new());
     for k in keys {
@@ -96,6 +116,17 @@ pub(super) fn set_method(
             .collect()
     };
     let mine = || -> Vec<Key> { s.items().iter().map(|(k, _)| k.clone()).collect() };
+    let changes = matches!(
+        name,
+        "add" | "update" | "remove" | "discard" | "pop" | "clear"
+    );
+    if changes && s.is_frozen() {
+        return Err(at(Error::Module {
+            class: "AttributeError",
+            message: format!("'frozenset' object has no attribute '{name}'"),
+            help: Some("a frozenset never changes: `set(f)` is a set of its items".into()),
+        }));
+    }
     match name {
         "add" => {
             s.set(one(me)?, Value::None);
@@ -145,7 +176,7 @@ pub(super) fn set_method(
             }
             Ok(Value::None)
         }
-        "copy" => Ok(of_keys(mine())),
+        "copy" => Ok(of_keys_like(s, mine())),
         "issubset" | "issuperset" | "isdisjoint" => {
             let other: Vec<Key> = others(me)?.into_iter().flatten().collect();
             let own = mine();
@@ -164,12 +195,12 @@ pub(super) fn set_method(
                 .chain(other.iter().filter(|k| !own.contains(k)))
                 .cloned()
                 .collect();
-            Ok(of_keys(keys))
+            Ok(of_keys_like(s, keys))
         }
         "union" => {
             let mut keys = mine();
             keys.extend(others(me)?.into_iter().flatten());
-            Ok(of_keys(keys))
+            Ok(of_keys_like(s, keys))
         }
         "intersection" | "difference" => {
             let others: Vec<foldhash::HashSet<Key>> = others(me)?
@@ -184,7 +215,7 @@ pub(super) fn set_method(
                     _ => outside,
                 }
             };
-            Ok(of_keys(mine().into_iter().filter(|k| keep(k))))
+            Ok(of_keys_like(s, mine().into_iter().filter(|k| keep(k))))
         }
         _ => Err(at(Error::value(format!("a set has no method {name}")))),
     }
@@ -202,10 +233,11 @@ pub(crate) fn set_binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Result<Va
         |k: &Key| y_map.contains_key(k),
     );
     Some(Ok(match op {
-        BinaryOp::BitOr => of_keys(xs.chain(ys).cloned()),
-        BinaryOp::BitAnd => of_keys(xs.filter(|k| y_has(k)).cloned()),
-        BinaryOp::Sub => of_keys(xs.filter(|k| !y_has(k)).cloned()),
-        BinaryOp::BitXor => of_keys(
+        BinaryOp::BitOr => of_keys_like(x, xs.chain(ys).cloned()),
+        BinaryOp::BitAnd => of_keys_like(x, xs.filter(|k| y_has(k)).cloned()),
+        BinaryOp::Sub => of_keys_like(x, xs.filter(|k| !y_has(k)).cloned()),
+        BinaryOp::BitXor => of_keys_like(
+            x,
             xs.filter(|k| !y_has(k))
                 .chain(ys.filter(|k| !x_has(k)))
                 .cloned(),
