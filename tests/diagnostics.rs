@@ -179,11 +179,11 @@ diagnostic!(import_numpy, "import numpy.linalg as la");
 diagnostic!(import_unknown_module, "import sqlite3");
 diagnostic!(
     torch_name_cudash_lacks,
-    "import torch.nn as nn\nnn.LazyLinear(10)"
+    "import torch.nn as nn\nnn.FractionalMaxPool2d(2)"
 );
 diagnostic!(
     import_a_name_cudash_lacks,
-    "from torch.nn import LazyLinear"
+    "from torch.nn import FractionalMaxPool2d"
 );
 diagnostic!(indented_block_missing, "def f(x):\nreturn x");
 diagnostic!(unexpected_indent, "if true:\n    a = 1\n      b = 2");

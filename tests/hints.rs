@@ -105,7 +105,7 @@ fn python_blocks_parse_as_written() {
 /// What cudash lacks is said plainly, with no code that would fail.
 #[test]
 fn hints_for_what_cudash_lacks_say_so() {
-    let help = help_of("import torch.nn as nn\nnn.LazyLinear(10)");
+    let help = help_of("import torch.nn as nn\nnn.FractionalMaxPool2d(2)");
     assert!(hinted_code(&help).is_none(), "{help}");
     let help = help_of("import torchvision.ops");
     assert!(hinted_code(&help).is_none(), "{help}");

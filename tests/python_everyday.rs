@@ -88,9 +88,9 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "cudash has no `torch.fft`",
         ),
         (
-            "from torch.nn import LazyLinear",
+            "from torch.nn import FractionalMaxPool2d",
             "AttributeError",
-            "cudash has no `torch.nn.LazyLinear`",
+            "cudash has no `torch.nn.FractionalMaxPool2d`",
         ),
         (
             "import torchvision.ops",

@@ -70,6 +70,10 @@ pub struct Meta {
     /// Made by `Parameter(t)` (PyTorch's `nn.Parameter`): what a module
     /// registers as a parameter when assigned to one of its attributes.
     parameter: bool,
+    /// A lazy module's parameter or buffer before its first forward
+    /// (PyTorch's `UninitializedParameter` / `UninitializedBuffer`): no
+    /// elements yet; `set_initialized` once the module made them.
+    uninitialized: AtomicBool,
     /// A view made under `no_grad` of a tensor that requires grad
     /// (PyTorch's `CreationMeta::NO_GRAD_MODE`): it requires grad as its
     /// base does, as a leaf with no `.grad` of its own, and an in-place op
@@ -96,6 +100,7 @@ impl Meta {
             history: AtomicU64::new(0),
             view,
             parameter: false,
+            uninitialized: AtomicBool::new(false),
             made_without_grad: false,
             tangent: Mutex::new(None),
         }
@@ -415,6 +420,29 @@ pub fn parameter(x: &Tensor, requires_grad: bool) -> Tensor {
     m.parameter = true;
     t.autograd_or_init(|| Arc::new(m));
     t
+}
+
+/// A lazy module's parameter (`parameter`) or buffer before its first
+/// forward: `x` (no elements) as a leaf of its own marked uninitialized.
+pub fn uninitialized(x: &Tensor, parameter: bool, requires_grad: bool) -> Tensor {
+    let t = x.alias();
+    let mut m = Meta::leaf(requires_grad);
+    m.parameter = parameter;
+    m.uninitialized = AtomicBool::new(true);
+    t.autograd_or_init(|| Arc::new(m));
+    t
+}
+
+/// Whether `t` is a lazy module's parameter or buffer not yet made.
+pub fn is_uninitialized(t: &Tensor) -> bool {
+    meta(t).is_some_and(|m| m.uninitialized.load(Ordering::Relaxed))
+}
+
+/// The lazy module made `t`'s elements (`set_data`): an ordinary tensor now.
+pub fn set_initialized(t: &Tensor) {
+    if let Some(m) = meta(t) {
+        m.uninitialized.store(false, Ordering::Relaxed);
+    }
 }
 
 /// Whether `t` was made by `Parameter(...)`.

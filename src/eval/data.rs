@@ -1046,6 +1046,7 @@ fn own_object(v: &Value, done: &mut Vec<(usize, Value)>) -> Value {
                 let mut copy = crate::nn::Module::new(&m.type_name, m.layer.clone());
                 copy.training = m.training;
                 copy.initialised = m.initialised;
+                copy.lazy = m.lazy.clone();
                 copy.parameters = m
                     .parameters
                     .iter()

@@ -53,6 +53,7 @@ pub mod imports;
 mod inspect;
 mod itertools;
 mod json;
+mod lazy_modules;
 mod literal;
 mod localtime;
 mod measure;

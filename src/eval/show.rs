@@ -341,9 +341,21 @@ pub fn repr(v: &Value) -> String {
     }
 }
 
+/// A lazy module's parameter or buffer before its first forward, as
+/// PyTorch shows it (`<UninitializedParameter>`).
+pub(super) fn uninitialized_name(t: &crate::runtime::Tensor) -> &'static str {
+    match crate::autograd::meta::is_parameter(t) {
+        true => "<UninitializedParameter>",
+        false => "<UninitializedBuffer>",
+    }
+}
+
 /// A tensor as shown: a module's parameter under PyTorch's
 /// "Parameter containing:" line.
 pub(super) fn tensor_text(t: &crate::runtime::Tensor) -> String {
+    if crate::autograd::meta::is_uninitialized(t) {
+        return uninitialized_name(t).to_string();
+    }
     let text = match pytorch_text() {
         true => tensor::pytorch_repr(t),
         false => tensor::render(t),

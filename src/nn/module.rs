@@ -67,6 +67,10 @@ pub struct Module {
     /// the module runs in place of the class's or the layer's forward, as
     /// Python finds an instance's attribute first (the interpreter's value).
     pub forward_override: Option<Arc<dyn Any + Send + Sync>>,
+    /// A lazy module before its first forward (`nn.LazyLinear`): how the
+    /// interpreter makes its layer once the input shows its size
+    /// (`eval::lazy_modules`).
+    pub lazy: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for Module {
@@ -102,6 +106,7 @@ impl Module {
             backward_pre_hooks: Arc::default(),
             full_backward_hook: None,
             forward_override: None,
+            lazy: None,
         }
     }
 

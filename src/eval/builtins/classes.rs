@@ -25,7 +25,9 @@ pub(super) const OPTIMIZERS: &[&str] = &[
 /// The module that defines PyTorch's layer class `name`.
 fn layer_module(name: &str) -> Option<&'static str> {
     Some(match name {
-        "Linear" | "Identity" | "Bilinear" => "linear",
+        "Linear" | "Identity" | "Bilinear" | "LazyLinear" => "linear",
+        "LazyConv1d" | "LazyConv2d" => "conv",
+        "LazyBatchNorm1d" | "LazyBatchNorm2d" | "LazyBatchNorm3d" => "batchnorm",
         "ReLU" | "Tanh" | "Sigmoid" | "GELU" | "SiLU" | "Mish" | "LeakyReLU" | "Softmax"
         | "LogSoftmax" | "Softmax2d" | "MultiheadAttention" => "activation",
         n if super::activations::CLASSES.contains(&n) => "activation",
@@ -73,6 +75,8 @@ pub fn qualified(name: &str) -> Option<String> {
         "Generator" => "torch._C.Generator",
         "range" => "range",
         "Parameter" => "torch.nn.parameter.Parameter",
+        "UninitializedParameter" => "torch.nn.parameter.UninitializedParameter",
+        "UninitializedBuffer" => "torch.nn.parameter.UninitializedBuffer",
         "DataParallel" => "torch.nn.parallel.data_parallel.DataParallel",
         "DataLoader" => "torch.utils.data.dataloader.DataLoader",
         "Dataset" => "torch.utils.data.dataset.Dataset",

@@ -34,6 +34,7 @@ pub(crate) mod diagonals;
 mod factories;
 pub(crate) mod fold;
 mod init;
+pub(crate) mod lazy;
 pub(crate) mod losses;
 pub(crate) mod masked;
 pub(crate) mod math;
@@ -428,6 +429,12 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("embedding", nn::embedding),
     ("BatchNorm1d", nn::layer),
     ("BatchNorm2d", nn::layer),
+    ("LazyLinear", lazy::layer),
+    ("LazyConv1d", lazy::layer),
+    ("LazyConv2d", lazy::layer),
+    ("LazyBatchNorm1d", lazy::layer),
+    ("LazyBatchNorm2d", lazy::layer),
+    ("LazyBatchNorm3d", lazy::layer),
     ("batch_norm", nn::batch_norm),
     ("InstanceNorm1d", nn::layer),
     ("InstanceNorm2d", nn::layer),
@@ -582,6 +589,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("CrossEntropyLoss", nn::layer),
     ("NLLLoss", nn::layer),
     ("Parameter", nn::parameter),
+    ("UninitializedParameter", lazy::uninitialized),
+    ("UninitializedBuffer", lazy::uninitialized),
     ("uniform_", init::init),
     ("normal_", init::init),
     ("zeros_", init::init),

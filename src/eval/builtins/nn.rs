@@ -73,6 +73,7 @@ pub fn is_layer(name: &str) -> bool {
     LAYERS.contains(&name)
         || super::activations::CLASSES.contains(&name)
         || super::conv::CLASSES.contains(&name)
+        || super::lazy::CLASSES.contains(&name)
         || super::resize::CLASSES.contains(&name)
         || super::fold::CLASSES.contains(&name)
         || super::pool::CLASSES.contains(&name)
@@ -668,6 +669,12 @@ pub(crate) fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
             Value::Module(m) => &*crate::runtime::lock::lock(m).type_name == doc.name,
             _ => false,
         },
+        Value::Builtin(doc)
+            if matches!(doc.name, "UninitializedParameter" | "UninitializedBuffer") =>
+        {
+            matches!(obj, Value::Tensor(t)
+                if meta::is_uninitialized(t) && meta::is_parameter(t) == (doc.name == "UninitializedParameter"))
+        }
         Value::Builtin(doc) if doc.name == "Parameter" => {
             matches!(obj, Value::Tensor(t) if meta::is_parameter(t))
         }
@@ -802,6 +809,10 @@ pub(super) fn type_(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         return Ok(Value::Native(class));
     }
     let name: &str = match &v {
+        Value::Tensor(t) if meta::is_uninitialized(t) => match meta::is_parameter(t) {
+            true => "UninitializedParameter",
+            false => "UninitializedBuffer",
+        },
         Value::Tensor(t) if meta::is_parameter(t) => "Parameter",
         Value::Tensor(_) | Value::Sparse(_) => "Tensor",
         Value::Module(m) => &crate::runtime::lock::lock(m).type_name.clone(),
@@ -849,6 +860,8 @@ fn is_type(name: &str) -> bool {
                 | "range"
                 | "Generator"
                 | "Parameter"
+                | "UninitializedParameter"
+                | "UninitializedBuffer"
                 | "Module"
                 | "DataParallel"
                 | "DataLoader"

@@ -716,6 +716,10 @@ static MEMBERS: &[(&str, Member)] = {
         ("named_parameters", ModuleMethod(module::parameters)),
         ("buffers", ModuleMethod(module::parameters)),
         ("named_buffers", ModuleMethod(module::parameters)),
+        (
+            "has_uninitialized_params",
+            ModuleMethod(super::lazy_modules::has_uninitialized_params),
+        ),
         ("children", ModuleMethod(module::modules)),
         ("named_children", ModuleMethod(module::modules)),
         ("modules", ModuleMethod(module::modules)),
@@ -1172,6 +1176,23 @@ impl Interp {
         }
         if let (Value::Tensor(_), "layout") = (recv, name) {
             return self.layout("strided", span);
+        }
+        // A lazy module's parameter before its first forward: PyTorch's
+        // error for its shape (and what reads it).
+        if let (Value::Tensor(t), "shape" | "data" | "T" | "mT") = (recv, name) {
+            if crate::autograd::meta::is_uninitialized(t) {
+                return Err(Error::Module {
+                    class: "RuntimeError",
+                    message:
+                        "Can't access the shape of an uninitialized parameter or buffer. This \
+                              error usually happens in `load_state_dict` when trying to load an \
+                              uninitialized parameter into an initialized one. Call `forward` to \
+                              initialize the parameters before accessing their attributes."
+                            .into(),
+                    help: Some("a lazy module's parameters are made at its first call".into()),
+                }
+                .at(span));
+            }
         }
         // A parser's `prog`, `description` and `epilog`.
         if let (Value::ArgParser(p), "prog" | "description" | "epilog") = (recv, name) {

@@ -357,6 +357,7 @@ impl Interp {
     /// `model(x)`: the forward pre-hooks, the class's `forward` (or the
     /// layer's own), then the forward hooks, as PyTorch's `Module.__call__`.
     pub(crate) fn call_module(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
+        self.materialize_lazy(m, &args, span)?;
         let (pre, post, full, non_full) = {
             let module = lock(m);
             let backward = !module.backward_hooks.is_empty();
