@@ -357,9 +357,13 @@ impl Interp {
     /// `model(x)`: the forward pre-hooks, the class's `forward` (or the
     /// layer's own), then the forward hooks, as PyTorch's `Module.__call__`.
     pub(crate) fn call_module(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
-        self.materialize_lazy(m, &args, span)?;
         let (pre, post, full, non_full) = {
-            let module = lock(m);
+            let mut module = lock(m);
+            if module.lazy.is_some() {
+                drop(module);
+                self.materialize_lazy(m, &args, span)?;
+                module = lock(m);
+            }
             let backward = !module.backward_hooks.is_empty();
             let full_kind = module.full_backward_hook == Some(true);
             (
