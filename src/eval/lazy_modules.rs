@@ -28,8 +28,9 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Name;
 use crate::lang::Span;
 use crate::nn::ModuleRef;
+use crate::runtime::buffer::Buffer;
 use crate::runtime::lock::lock;
-use crate::runtime::Tensor;
+use crate::runtime::{Device, Tensor};
 
 /// How a lazy module makes its layer: the layer's constructor, the name
 /// of the size the input gives, and the other settings, as given.
@@ -79,18 +80,16 @@ impl Interp {
             let mut module = lock(&m);
             for (_, p) in module.parameters.iter_mut() {
                 if let Some(t) = p {
-                    *t = Arc::new(meta::uninitialized(
-                        &empty_of(t),
-                        true,
-                        meta::requires_grad(t),
-                    ));
+                    let empty = self.empty_of(t).map_err(|e| e.at(span))?;
+                    *t = Arc::new(meta::uninitialized(&empty, true, meta::requires_grad(t)));
                 }
             }
             for b in module.buffers.iter_mut() {
                 let Some(t) = &b.tensor else { continue };
                 // `num_batches_tracked` is a number from the start.
                 if b.name != "num_batches_tracked" {
-                    b.tensor = Some(Arc::new(meta::uninitialized(&empty_of(t), false, false)));
+                    let empty = self.empty_of(t).map_err(|e| e.at(span))?;
+                    b.tensor = Some(Arc::new(meta::uninitialized(&empty, false, false)));
                 }
             }
             module.type_name = format!("Lazy{class}").into();
@@ -186,9 +185,14 @@ impl Interp {
     }
 }
 
-/// A tensor of no elements of `t`'s dtype and device.
-fn empty_of(t: &Tensor) -> Tensor {
-    t.view(vec![0], vec![1], 0)
+impl Interp {
+    /// A new tensor of no elements (no memory) of `t`'s dtype and device:
+    /// not a view of `t`, which would keep `t`'s memory.
+    fn empty_of(&mut self, t: &Tensor) -> Result<Tensor, Error> {
+        let empty = Tensor::new(Buffer::zeros(t.dtype(), 0), vec![0], Device::Cpu);
+        let placed = self.rt.move_to(&Arc::new(empty), t.device())?;
+        Ok(placed.alias())
+    }
 }
 
 /// The size the input gives a lazy `class`: the last dimension for
