@@ -30,7 +30,7 @@ use crate::lang::Span;
 use crate::nn::ModuleRef;
 use crate::runtime::buffer::Buffer;
 use crate::runtime::lock::lock;
-use crate::runtime::{Device, Tensor};
+use crate::runtime::{DType, Device, Tensor};
 
 /// How a lazy module makes its layer: the layer's constructor, the name
 /// of the size the input gives, and the other settings, as given.
@@ -189,8 +189,13 @@ impl Interp {
     /// A new tensor of no elements (no memory) of `t`'s dtype and device:
     /// not a view of `t`, which would keep `t`'s memory.
     fn empty_of(&mut self, t: &Tensor) -> Result<Tensor, Error> {
-        let empty = Tensor::new(Buffer::zeros(t.dtype(), 0), vec![0], Device::Cpu);
-        let placed = self.rt.move_to(&Arc::new(empty), t.device())?;
+        self.empty_on(t.dtype(), t.device())
+    }
+
+    /// A new tensor of no elements (it takes no memory) on `device`.
+    pub(crate) fn empty_on(&mut self, dtype: DType, device: Device) -> Result<Tensor, Error> {
+        let empty = Tensor::new(Buffer::zeros(dtype, 0), vec![0], Device::Cpu);
+        let placed = self.rt.move_to(&Arc::new(empty), device)?;
         Ok(placed.alias())
     }
 }

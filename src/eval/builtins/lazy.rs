@@ -50,15 +50,7 @@ pub(super) fn uninitialized(
         .dtype("dtype")?
         .unwrap_or_else(crate::runtime::DType::default_float);
     let device = me.device_arg(b)?;
-    let empty = crate::runtime::Tensor::new(
-        crate::runtime::buffer::Buffer::zeros(dtype, 0),
-        vec![0],
-        crate::runtime::Device::Cpu,
-    );
-    let empty = me
-        .rt
-        .move_to(&std::sync::Arc::new(empty), device)
-        .map_err(|e| e.at(b.span))?;
+    let empty = me.empty_on(dtype, device).map_err(|e| e.at(b.span))?;
     let t = crate::autograd::meta::uninitialized(&empty, parameter, requires_grad);
     Ok(Value::Tensor(std::sync::Arc::new(t)))
 }
